@@ -1,0 +1,88 @@
+"""The one operation of the book: reading a dictionary with a key.
+
+A *key* is a vector of addressing weights ``w`` over ``n`` slots; the *values* are the
+``n`` rows of a matrix ``V``. Reading the dictionary is the weighted sum of the rows
+
+    lookup(w, V) = w @ V = Σᵢ wᵢ · V[i, :]
+
+A one-hot ``w`` (a *hard* key) returns exactly one row; a spread-out ``w`` (a *soft*
+key) returns a mixture. ``soft_keys`` turns raw scores into a soft key with a softmax
+at inverse temperature β; ``β = ∞`` gives the hard, one-hot key.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+
+def lookup(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """Read ``values`` with the key ``weights``: ``weights @ values``.
+
+    ``weights`` has shape ``(..., m, n)`` (or ``(n,)`` for one key), ``values`` has
+    shape ``(..., n, d)``; leading batch dimensions broadcast. Returns ``(..., m, d)``.
+
+    Raises ``ValueError`` naming both shapes when the number of slots ``n`` differs,
+    when ``values`` is not at least 2-D, or when the batch dimensions do not broadcast.
+    """
+    w, v = torch.as_tensor(weights), torch.as_tensor(values)
+    if v.ndim < 2 or w.ndim < 1:
+        raise ValueError(
+            f"lookup needs weights (..., m, n) and values (..., n, d); "
+            f"got weights {tuple(w.shape)} and values {tuple(v.shape)}"
+        )
+    if w.shape[-1] != v.shape[-2]:
+        raise ValueError(
+            f"lookup: weights {tuple(w.shape)} address {w.shape[-1]} slots but values "
+            f"{tuple(v.shape)} hold {v.shape[-2]}"
+        )
+    if w.ndim >= 2:
+        try:
+            torch.broadcast_shapes(w.shape[:-2], v.shape[:-2])
+        except RuntimeError as err:
+            raise ValueError(
+                f"lookup: batch dimensions of weights {tuple(w.shape)} and values "
+                f"{tuple(v.shape)} do not broadcast"
+            ) from err
+    if w.dtype != v.dtype:
+        w = w.to(torch.promote_types(w.dtype, v.dtype))
+        v = v.to(w.dtype)
+    return w @ v
+
+
+def hard_keys(index: torch.Tensor | int, n: int) -> torch.Tensor:
+    """One-hot keys: ``e_index ∈ {0, 1}ⁿ`` (float), one row per index.
+
+    Raises ``ValueError`` when ``n < 1`` or an index lies outside ``[0, n)``.
+    """
+    idx = torch.as_tensor(index)
+    if n < 1:
+        raise ValueError(f"hard_keys: a dictionary needs n >= 1 slots, got n={n}")
+    if idx.numel() and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"hard_keys: indices {idx.tolist()} outside [0, {n})")
+    return torch.nn.functional.one_hot(idx.long(), n).to(torch.get_default_dtype())
+
+
+def soft_keys(scores: torch.Tensor, beta: float = 1.0, dim: int = -1) -> torch.Tensor:
+    """Soft key from raw scores: ``softmax(β · scores)`` along ``dim``.
+
+        wᵢ = exp(β sᵢ) / Σⱼ exp(β sⱼ)
+
+    Every row is non-negative and sums to 1. ``β = math.inf`` gives the hard key:
+    the one-hot vector of the arg-max (the first one on ties). ``-inf`` scores are
+    masked slots and get weight 0. Raises ``ValueError`` for ``β <= 0``, NaN, or
+    an empty ``dim``.
+    """
+    s = torch.as_tensor(scores)
+    if not s.is_floating_point():
+        s = s.to(torch.get_default_dtype())
+    beta = float(beta)
+    if math.isnan(beta) or beta <= 0:
+        raise ValueError(f"soft_keys: beta must be > 0 (or math.inf), got {beta}")
+    if s.ndim == 0 or s.shape[dim] == 0:
+        raise ValueError(f"soft_keys: scores {tuple(s.shape)} have no slots along dim {dim}")
+    if math.isinf(beta):
+        idx = s.argmax(dim=dim, keepdim=True)
+        return torch.zeros_like(s).scatter_(dim, idx, 1.0)
+    return torch.softmax(beta * s, dim=dim)

@@ -1,0 +1,80 @@
+"""Numbers that describe a dictionary: similarity, how spread a key is, rank.
+
+All functions take NumPy arrays or torch tensors and return NumPy values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _np(x) -> np.ndarray:
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    return np.asarray(x, dtype=float)
+
+
+def cosine(a, b) -> np.ndarray:
+    """Row-wise cosine similarity ``⟨a, b⟩ / (‖a‖ ‖b‖)`` over the last axis.
+
+    Raises ``ValueError`` for shapes that differ or for a zero vector (whose
+    cosine is undefined), rather than returning NaN.
+    """
+    a, b = _np(a), _np(b)
+    if a.shape != b.shape:
+        raise ValueError(f"cosine: shapes differ, a {a.shape} and b {b.shape}")
+    na, nb = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)
+    if (na == 0).any() or (nb == 0).any():
+        raise ValueError(f"cosine: zero vector in a {a.shape} or b {b.shape}; cosine undefined")
+    return (a * b).sum(-1) / (na * nb)
+
+
+def pairwise_cosine(x) -> np.ndarray:
+    """The ``n × n`` matrix of cosines between the rows of ``x`` (``(n, d)``)."""
+    x = _np(x)
+    if x.ndim != 2:
+        raise ValueError(f"pairwise_cosine needs a 2-D (n, d) array, got {x.shape}")
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    if (norms == 0).any():
+        raise ValueError(f"pairwise_cosine: x {x.shape} has a zero row; cosine undefined")
+    u = x / norms
+    return u @ u.T
+
+
+def correlation(a, b) -> np.ndarray:
+    """Row-wise Pearson correlation: the cosine of the centred vectors."""
+    a, b = _np(a), _np(b)
+    return cosine(a - a.mean(-1, keepdims=True), b - b.mean(-1, keepdims=True))
+
+
+def effective_keys(weights, axis: int = -1) -> np.ndarray:
+    """Effective number of active slots of non-negative key rows: ``exp(H(p))``,
+    ``p = w / Σ w``, ``H(p) = -Σ pᵢ log pᵢ``. One-hot gives 1, uniform over n gives n.
+
+    Raises ``ValueError`` for negative weights or an all-zero row.
+    """
+    w = _np(weights)
+    if (w < 0).any():
+        raise ValueError(f"effective_keys needs non-negative weights, got min {w.min():.3g}")
+    total = w.sum(axis=axis, keepdims=True)
+    if (total == 0).any():
+        raise ValueError(f"effective_keys: weights {w.shape} have an all-zero row")
+    p = w / total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -np.where(p > 0, p * np.log(p), 0.0).sum(axis=axis)
+    return np.exp(h)
+
+
+def identity_distance(a) -> float:
+    """Distance of a square map from the identity: ``‖A − I‖_F / ‖I‖_F``."""
+    a = _np(a)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"identity_distance needs a square matrix, got {a.shape}")
+    n = a.shape[0]
+    return float(np.linalg.norm(a - np.eye(n)) / np.sqrt(n))
+
+
+def numerical_rank(a, rtol: float = 1e-6) -> int:
+    """Number of singular values above ``rtol × σ_max``."""
+    s = np.linalg.svd(_np(a), compute_uv=False)
+    return int((s > rtol * s.max()).sum()) if s.size and s.max() > 0 else 0

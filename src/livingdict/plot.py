@@ -1,0 +1,126 @@
+"""The book's figure style: legible in light and dark themes, colour-blind safe.
+
+Figures have an opaque white background (so dark page themes do not swallow black
+text), the Okabe–Ito palette for lines and points, ``viridis`` for magnitudes and
+``RdBu_r`` centred on zero for signed quantities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+from cycler import cycler
+
+#: Okabe & Ito (2008): eight colours distinguishable with every common colour-vision deficiency.
+PALETTE = (
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#D55E00",  # vermillion
+    "#F0E442",  # yellow
+    "#000000",  # black
+)
+SEQUENTIAL = "viridis"
+DIVERGING = "RdBu_r"
+
+
+def use_style() -> None:
+    """Apply the book's matplotlib style (white background, palette, sizes)."""
+    mpl.rcParams.update(
+        {
+            "figure.facecolor": "white",
+            "axes.facecolor": "white",
+            "savefig.facecolor": "white",
+            "figure.dpi": 100,
+            "figure.figsize": (6.4, 3.6),
+            "figure.constrained_layout.use": True,
+            "axes.prop_cycle": cycler(color=PALETTE),
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.titlesize": 11,
+            "axes.labelsize": 10,
+            "legend.fontsize": 9,
+            "legend.frameon": False,
+            "image.cmap": SEQUENTIAL,
+            "font.size": 10,
+            "lines.linewidth": 1.8,
+        }
+    )
+
+
+def heatmap(
+    ax: plt.Axes,
+    matrix: np.ndarray,
+    *,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "",
+    signed: bool | None = None,
+    colorbar: bool = True,
+    vmax: float | None = None,
+    aspect: str = "auto",
+) -> mpl.image.AxesImage:
+    """Draw ``matrix`` on ``ax``: diverging colours centred on 0 when ``signed``
+    (default: when it has negative entries), sequential otherwise."""
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2:
+        raise ValueError(f"heatmap needs a 2-D matrix, got shape {m.shape}")
+    if signed is None:
+        signed = bool((m < 0).any())
+    if signed:
+        lim = vmax if vmax is not None else float(np.abs(m).max()) or 1.0
+        im = ax.imshow(
+            m, cmap=DIVERGING, vmin=-lim, vmax=lim, interpolation="nearest", aspect=aspect
+        )
+    else:
+        im = ax.imshow(
+            m, cmap=SEQUENTIAL, vmin=0, vmax=vmax, interpolation="nearest", aspect=aspect
+        )
+    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+    ax.grid(False)
+    ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    return im
+
+
+def filter_grid(
+    filters: np.ndarray,
+    shape: Sequence[int],
+    *,
+    ncols: int = 8,
+    titles: Sequence[str] | None = None,
+    suptitle: str = "",
+    signed: bool = True,
+) -> plt.Figure:
+    """Draw each filter (a row of ``filters``) as an image of ``shape`` in a grid.
+
+    ``filters`` is ``(n, prod(shape))``; signed filters share one symmetric colour
+    scale centred on zero. Raises ``ValueError`` when a row does not fit ``shape``.
+    """
+    f = np.asarray(filters, dtype=float)
+    if f.ndim != 2 or f.shape[1] != int(np.prod(shape)):
+        raise ValueError(f"filter_grid: filters {f.shape} do not reshape to {tuple(shape)}")
+    n = f.shape[0]
+    nrows = int(np.ceil(n / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(1.1 * ncols, 1.15 * nrows + 0.4), squeeze=False)
+    lim = float(np.abs(f).max()) or 1.0
+    for i, ax in enumerate(axes.flat):
+        ax.set_axis_off()
+        if i >= n:
+            continue
+        kw = dict(cmap=DIVERGING, vmin=-lim, vmax=lim) if signed else dict(cmap="gray_r")
+        ax.imshow(f[i].reshape(shape), interpolation="nearest", **kw)
+        if titles is not None:
+            ax.set_title(titles[i], fontsize=8)
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig
