@@ -36,8 +36,8 @@ unit: install
 	$(BIN)/python -m pytest -q tests
 
 static: install
-	$(BIN)/ruff check src tests notebooks tools
-	$(BIN)/ruff format --check src tests notebooks tools
+	$(BIN)/ruff check src tests notebooks tools book/_ext
+	$(BIN)/ruff format --check src tests notebooks tools book/_ext
 
 notebooks: install
 	LIVINGDICT_LEDGER=$(CURDIR)/_build/nbval-ledger.jsonl \

@@ -32,6 +32,12 @@ def registry() -> dict[str, dict[str, Any]]:
     return {e["id"]: e for e in entries}
 
 
+def chapters() -> dict[str, dict[str, str]]:
+    """The chapters of the registry: ``{"1": {title, section}, …, "B": …}``."""
+    raw = yaml.safe_load(REGISTRY_PATH.read_text(encoding="utf-8"))["chapters"]
+    return {str(k): v for k, v in raw.items()}
+
+
 def repo_root() -> Path | None:
     """The book's checkout (the folder with ``_config.yml`` and ``notebooks/``), if any."""
     for start in (Path.cwd(), Path(__file__).resolve()):
