@@ -59,14 +59,14 @@ def ledger_path() -> Path:
 def _notebook_name(claim_id: str) -> str | None:
     env = os.environ.get("LIVINGDICT_NOTEBOOK")
     if env:
-        return env
+        return env.removesuffix(".ipynb")
     try:  # a kernel started by a Jupyter server knows its notebook
         from IPython import get_ipython
 
         ip = get_ipython()
         session = ip.user_ns.get("__session__") if ip is not None else None
         if session:
-            return str(session)
+            return str(session).removesuffix(".ipynb")
     except ImportError:  # pragma: no cover - IPython is a dependency
         pass
     return registry()[claim_id].get("notebook")
