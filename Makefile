@@ -38,6 +38,7 @@ unit: install
 static: install
 	$(BIN)/ruff check src tests notebooks tools book/_ext
 	$(BIN)/ruff format --check src tests notebooks tools book/_ext
+	$(BIN)/python -m tools.static_checks
 
 notebooks: install
 	LIVINGDICT_LEDGER=$(CURDIR)/_build/nbval-ledger.jsonl \
@@ -50,10 +51,10 @@ lab: install
 	$(BIN)/jupyter lab notebooks
 
 bench: install
-	$(BIN)/python -m tools.bench
+	$(BIN)/python -m tools.bench $(NB)
 
 sweep: install
-	$(BIN)/python -m tools.sweep $(SEEDS)
+	$(BIN)/python -m tools.sweep $(SEEDS) $(NB)
 
 lock:
 	rm -rf /tmp/livingdict-lock && $(PYTHON) -m venv /tmp/livingdict-lock

@@ -1,0 +1,79 @@
+"""tools.nbrun: a real kernel runs, and what it costs is measured, not assumed."""
+
+import os
+
+import nbformat
+import pytest
+
+from tools import nbrun
+
+
+def notebook(*sources):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    return nb
+
+
+ALLOC_MB = 300
+
+
+def test_a_real_kernel_is_measured_and_gets_the_environment(tmp_path, monkeypatch):
+    """One kernel: memory peak caught, wall time counted, env and cwd passed, error kept."""
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # as the Makefile exports it
+    nb = notebook(
+        f"import numpy as np\nx = np.ones({ALLOC_MB} * 2**20 // 8)\ndel x",  # +300 MB, then freed
+        "import os, time\ntime.sleep(0.5)\n"
+        "print(os.environ.get('LIVINGDICT_SEED'), os.environ.get('MPLBACKEND', '-'), os.getcwd())",
+        "1 / 0",
+        "print('never')",
+    )
+    r = nbrun.execute(nb, name="fixture.ipynb", cwd=tmp_path, env={"LIVINGDICT_SEED": "3"}, seed=3)
+    assert r.error == "cell 2: ZeroDivisionError: division by zero" and not r.ok
+    assert r.peak_rss_mb > ALLOC_MB + 20  # the array plus an interpreter
+    assert r.peak_rss_mb < ALLOC_MB + 400
+    assert 0.5 < r.wall_s < 60
+    seed, backend, cwd = nb.cells[1].outputs[0]["text"].split()
+    assert seed == "3" and cwd == str(tmp_path)
+    assert backend == "module://matplotlib_inline.backend_inline"  # the reader's backend
+    assert nb.cells[3].outputs == []
+    assert r.seed == 3
+
+
+def test_tree_rss_of_this_process():
+    own = nbrun.tree_rss_mb(os.getpid())
+    assert 10 < own < 10_000
+    assert nbrun.tree_rss_mb(2**22 + 12345) == 0.0  # no such process
+
+
+def test_peak_rss_thread_samples_and_stops():
+    monitor = nbrun.PeakRss(os.getpid(), interval=0.001)
+    monitor.start()
+    peak = monitor.stop()
+    assert monitor.samples >= 1 and peak > 10 and not monitor.is_alive()
+
+
+def test_find_notebooks(tmp_path):
+    for name in [
+        "notebooks/b/01.ipynb",
+        "notebooks/a/02.ipynb",
+        "notebooks/a/.ipynb_checkpoints/x.ipynb",
+    ]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    found = [nbrun.rel_name(p, tmp_path) for p in nbrun.find_notebooks(tmp_path)]
+    assert found == ["notebooks/a/02.ipynb", "notebooks/b/01.ipynb"]
+    only = nbrun.find_notebooks(tmp_path, [tmp_path / "notebooks" / "b"])
+    assert [p.name for p in only] == ["01.ipynb"]
+    with pytest.raises(ValueError, match="not a notebook"):
+        nbrun.find_notebooks(tmp_path, [tmp_path / "nothing.ipynb"])
+
+
+def test_kernel_env_drops_the_script_backend(monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    env = nbrun.kernel_env({"LIVINGDICT_SEED": "2"})
+    assert "MPLBACKEND" not in env and env["LIVINGDICT_SEED"] == "2"
