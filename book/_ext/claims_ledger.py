@@ -1,24 +1,37 @@
-"""Sphinx extension: the book shows what its ledger measured.
+"""Sphinx extension: the book shows what its ledger measured, and refuses to lie.
 
 Directives
 ----------
-``{claims-table}`` (option ``:chapter:`` to filter; none = every claim) renders one
-row per registered claim: id (linked to its lesson), the claim, the verdict, the
-measured numbers, and whether the latest check passed.
+``{claims-summary}``
+    One paragraph: how many claims are registered, how many hold, hold with caveats,
+    do not hold, or are pending.
+``{claims-table}`` (option ``:chapter:`` N to keep one chapter; none = every claim)
+    One row per registered claim: id (linked to its lesson), the claim in our words
+    and its lesson, the verdict, the numbers the latest check measured, and the check.
+``{verdict} <id> [<id> ...]``
+    A lesson's verdict box, from the same sources.
 
-``{verdict} <id> [<id> ...]`` renders a lesson's verdict box from the same sources.
+Sources: the registry ``livingdict/claims.yml`` and the ledger that executing the
+notebooks wrote (``livingdict.claims.ledger_path()``: ``$LIVINGDICT_LEDGER`` or
+``_build/ledger.jsonl``); the latest line of an id wins. Tables and boxes are filled
+after every notebook has run (``doctree-resolved``); pages that use the directives are
+re-read on every build, so a cached build still shows the current ledger.
 
-Both are filled after every notebook has executed (``doctree-resolved``), from the
-registry ``livingdict/claims.yml`` and the ledger the execution wrote
-(``livingdict.claims.ledger_path()``: ``$LIVINGDICT_LEDGER`` or ``_build/ledger.jsonl``).
-A claim whose lesson exists but has no ledger line, or whose latest line failed, is a
-build warning (an error under ``-W``). Pages that use the directives are re-read on
-every build, so a cached build still shows the current ledger.
+The guard: once all pages are read (so every notebook that needed to run has run),
+every claim whose lesson is part of this build must have a ledger line and its latest
+line must have passed; otherwise the build logs a warning (an error under ``-W``).
+A claim whose lesson is registered but not in this build (a private, reduced toc) is
+shown as "not built" without a warning. The logic lives in plain functions
+(``latest_records``, ``claim_status``, ``ledger_problems``, ``summary_counts``) that
+``tests/test_claims_ledger.py`` runs on fixture ledgers.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -30,48 +43,144 @@ from sphinx.util.docutils import SphinxDirective
 from livingdict import claims
 
 logger = logging.getLogger(__name__)
-VERDICT_CLASS = {
-    "holds": "success",
-    "holds with caveats": "warning",
-    "does not hold": "danger",
+STATIC = Path(__file__).with_name("static")
+
+VERDICTS = ("holds", "holds with caveats", "does not hold")
+#: admonition class of a verdict box (pydata-sphinx-theme colours: tip is green)
+BOX_CLASS = {"holds": "tip", "holds with caveats": "warning", "does not hold": "danger"}
+#: how the "check" column reads for each status
+CHECK_TEXT = {
+    "passed": "✓ passed",
+    "failed": "✗ FAILED",
+    "missing": "✗ no ledger line",
+    "unbuilt": "not built",
+    "pending": "—",
 }
 
 
-class claims_placeholder(nodes.General, nodes.Element):
-    """Replaced by a table or a verdict box once all notebooks have run."""
-
-
-def _latest() -> dict[str, dict[str, Any]]:
+# --------------------------------------------------------------------------- logic
+def latest_records(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The latest ledger record of each claim id (records are in file order)."""
     latest: dict[str, dict[str, Any]] = {}
-    for rec in claims.read_ledger(claims.ledger_path()):
-        latest[rec["id"]] = rec
+    for rec in records:
+        latest[rec["id"]] = dict(rec)
     return latest
 
 
-def _short(value: Any, limit: int = 160) -> str:
-    if isinstance(value, float):
-        text = f"{value:.4g}"
+def claim_status(
+    entry: Mapping[str, Any], rec: Mapping[str, Any] | None, built: Iterable[str] | None
+) -> str:
+    """One of ``pending | unbuilt | missing | failed | passed``.
+
+    ``pending``: the registry names no lesson yet. ``unbuilt``: it names one that is not
+    among ``built`` (the docnames of this build; ``None`` = assume every lesson built).
+    ``missing``: the lesson was built but the ledger has no line for the id.
+    ``failed`` / ``passed``: the latest line's outcome.
+    """
+    notebook = entry.get("notebook")
+    if not notebook:
+        return "pending"
+    if built is not None and notebook not in set(built):
+        return "unbuilt"
+    if rec is None:
+        return "missing"
+    return "passed" if rec.get("passed") is True else "failed"
+
+
+def ledger_problems(
+    registry: Mapping[str, Mapping[str, Any]],
+    latest: Mapping[str, Mapping[str, Any]],
+    built: Iterable[str] | None,
+) -> list[tuple[str, str]]:
+    """``(docname, message)`` for every built claim without a passing latest line."""
+    built = None if built is None else set(built)
+    problems = []
+    for cid, entry in registry.items():
+        rec = latest.get(cid)
+        status = claim_status(entry, rec, built)
+        if status == "missing":
+            problems.append(
+                (
+                    entry["notebook"],
+                    f"claim {cid}: its lesson {entry['notebook']} was built but the ledger "
+                    f"{claims.ledger_path()} has no line for it (does the lesson call "
+                    f'claims.check("{cid}", ...)? If it ran from the jupyter cache before the '
+                    "ledger was reset, delete _build/.jupyter_cache and rebuild)",
+                )
+            )
+        elif status == "failed":
+            problems.append(
+                (
+                    entry["notebook"],
+                    f"claim {cid}: the latest check in the ledger failed: "
+                    f"{json.dumps(rec, ensure_ascii=False)}",
+                )
+            )
+    return problems
+
+
+def summary_counts(
+    registry: Mapping[str, Mapping[str, Any]],
+    latest: Mapping[str, Mapping[str, Any]],
+    built: Iterable[str] | None,
+) -> Counter:
+    """Counts of verdicts (of claims whose check passed) and of the other statuses."""
+    built = None if built is None else set(built)
+    counts: Counter = Counter()
+    for cid, entry in registry.items():
+        status = claim_status(entry, latest.get(cid), built)
+        if status == "passed" and entry.get("verdict") in VERDICTS:
+            counts[entry["verdict"]] += 1
+        else:
+            counts[status if status != "passed" else "pending"] += 1
+    return counts
+
+
+def short(value: Any, limit: int = 160) -> str:
+    """A compact, readable rendering of a ledger value (numbers to 3 significant digits)."""
+    if isinstance(value, bool):
+        text = str(value)
+    elif isinstance(value, float):
+        text = f"{value:.3g}"
     elif isinstance(value, dict):
-        text = ", ".join(f"{k}: {_short(v, 40)}" for k, v in value.items())
+        text = "; ".join(f"{k} = {short(v, 48)}" for k, v in value.items())
     elif isinstance(value, list):
-        text = (
-            "[" + ", ".join(_short(v, 20) for v in value[:8]) + (", …]" if len(value) > 8 else "]")
-        )
+        head = ", ".join(short(v, 20) for v in value[:8])
+        text = "[" + head + (", …]" if len(value) > 8 else "]")
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---------------------------------------------------------------------- directives
+class claims_placeholder(nodes.General, nodes.Element):
+    """Replaced by a summary, a table or a verdict box once all notebooks have run."""
+
+
+def _placeholder(directive: SphinxDirective, kind: str, **attrs: Any) -> list[nodes.Node]:
+    directive.env.note_dependency(str(claims.REGISTRY_PATH))
+    directive.env.metadata[directive.env.docname]["claims_ledger_page"] = True
+    node = claims_placeholder()
+    node["kind"] = kind
+    for key, value in attrs.items():
+        node[key] = value
+    return [node]
+
+
+class ClaimsSummary(SphinxDirective):
+    def run(self) -> list[nodes.Node]:
+        self.env.metadata[self.env.docname]["claims_ledger_index"] = True
+        return _placeholder(self, "summary")
 
 
 class ClaimsTable(SphinxDirective):
     option_spec = {"chapter": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
-        self.env.note_dependency(str(claims.REGISTRY_PATH))
-        self.env.metadata[self.env.docname]["claims_ledger_page"] = True
-        node = claims_placeholder()
-        node["kind"] = "table"
-        node["chapter"] = self.options.get("chapter")
-        return [node]
+        chapter = self.options.get("chapter")
+        if chapter is not None and str(chapter) not in claims.chapters():
+            raise self.error(f"claims-table: unknown chapter {chapter!r}")
+        return _placeholder(self, "table", chapter=chapter)
 
 
 class Verdict(SphinxDirective):
@@ -83,103 +192,147 @@ class Verdict(SphinxDirective):
         for cid in self.arguments:
             if cid not in reg:
                 raise self.error(f"verdict: unknown claim id {cid!r}")
-        self.env.metadata[self.env.docname]["claims_ledger_page"] = True
-        node = claims_placeholder()
-        node["kind"] = "verdict"
-        node["ids"] = list(self.arguments)
-        return [node]
+        return _placeholder(self, "verdict", ids=list(self.arguments))
 
 
-def _status(cid: str, entry: dict, latest: dict, docname: str) -> tuple[str, dict | None]:
-    rec = latest.get(cid)
-    if entry.get("notebook") is None:
-        return "pending", rec
-    if rec is None:
-        logger.warning(
-            f"claim {cid}: its lesson exists but the ledger has no line", location=docname
-        )
-        return "missing", None
-    if not rec["passed"]:
-        logger.warning(f"claim {cid}: the latest check failed: {json.dumps(rec)}", location=docname)
-        return "failed", rec
-    return "passed", rec
+def verdict_badge_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{verdict-badge}`holds``` renders a verdict as the ledger shows it."""
+    if text not in (*VERDICTS, "pending"):
+        msg = inliner.reporter.error(f"verdict-badge: unknown verdict {text!r}", line=lineno)
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    return [_badge(None if text == "pending" else text)], []
 
 
-def _lesson_ref(app: Sphinx, fromdoc: str, entry: dict, text: str) -> nodes.Node:
-    target = entry.get("notebook")
-    if not target or target not in app.env.all_docs:
+# ------------------------------------------------------------------------ rendering
+def _built(app: Sphinx) -> set[str]:
+    return set(app.env.found_docs)
+
+
+def _doc_link(app: Sphinx, fromdoc: str, target: str | None, text: str) -> nodes.Node:
+    if not target or target not in app.env.found_docs:
         return nodes.Text(text)
     ref = nodes.reference("", text, internal=True)
     ref["refuri"] = app.builder.get_relative_uri(fromdoc, target)
     return ref
 
 
+def _badge(verdict: str | None) -> nodes.Node:
+    text = verdict or "pending"
+    slug = text.replace(" ", "-")
+    return nodes.inline(text=text, classes=["claim-verdict", f"claim-verdict-{slug}"])
+
+
+def _summary(app: Sphinx, latest: dict) -> nodes.Node:
+    reg = claims.registry()
+    counts = summary_counts(reg, latest, _built(app))
+    para = nodes.paragraph(classes=["claims-summary"])
+    para += nodes.strong(text=f"{len(reg)} claims")
+    para += nodes.Text(" registered. ")
+    parts = [(counts[v], v, _badge(v)) for v in VERDICTS]
+    parts.append((counts["pending"], "pending", _badge(None)))
+    for i, (n, _, badge) in enumerate(parts):
+        para += nodes.strong(text=str(n))
+        para += nodes.Text(" ")
+        para += badge
+        para += nodes.Text(" · " if i < len(parts) - 1 else ". ")
+    extra = [f"{counts[s]} {CHECK_TEXT[s]}" for s in ("unbuilt", "missing", "failed") if counts[s]]
+    if extra:
+        para += nodes.emphasis(text="Not checked in this build: " + ", ".join(extra) + ".")
+    else:
+        para += nodes.Text("Every check that ran in this build passed.")
+    return para
+
+
 def _table(app: Sphinx, fromdoc: str, chapter: str | None, latest: dict) -> nodes.Node:
     reg = claims.registry()
     chapters = claims.chapters()
+    built = _built(app)
     rows = [e for e in reg.values() if chapter is None or str(e["chapter"]) == str(chapter)]
-    table = nodes.table(classes=["claims-ledger"])
-    header = ["id", "claim", "essay section", "verdict", "measured", "check"]
+    header = ["claim", "statement and lesson", "verdict", "measured (latest build)", "check"]
+    widths = [7, 45, 12, 28, 10]
+    if chapter is None:
+        header.insert(2, "essay section")
+        widths = [7, 38, 13, 12, 22, 10]
+    table = nodes.table(classes=["claims-ledger", "full-width"])
     group = nodes.tgroup(cols=len(header))
-    for width in (6, 40, 14, 12, 22, 6):
-        group += nodes.colspec(colwidth=width)
     table += group
-    thead = nodes.thead()
-    group += thead
+    for width in widths:
+        group += nodes.colspec(colwidth=width)
+    thead, tbody = nodes.thead(), nodes.tbody()
     hrow = nodes.row()
     for h in header:
         hrow += nodes.entry("", nodes.paragraph(text=h))
     thead += hrow
-    tbody = nodes.tbody()
+    group += thead
     group += tbody
     for e in rows:
-        status, rec = _status(e["id"], e, latest, fromdoc)
-        row = nodes.row(classes=[f"claim-{status}"])
+        rec = latest.get(e["id"])
+        status = claim_status(e, rec, built)
         idpar = nodes.paragraph()
-        idpar += _lesson_ref(app, fromdoc, e, e["id"])
-        measured = _short(rec["measured"]) if rec and status != "pending" else "—"
-        mark = {
-            "passed": "✓ passed",
-            "failed": "✗ failed",
-            "missing": "no line",
-            "pending": "pending",
-        }
-        cells = [
-            idpar,
-            nodes.paragraph(text=e["claim"]),
-            nodes.paragraph(text=chapters[str(e["chapter"])]["section"]),
-            nodes.paragraph(text=e.get("verdict") or "pending"),
-            nodes.paragraph(text=measured),
-            nodes.paragraph(text=mark[status]),
+        idpar += nodes.strong("", "", _doc_link(app, fromdoc, e.get("notebook"), e["id"]))
+        statement = nodes.paragraph(text=e["claim"].strip())
+        lesson = nodes.paragraph(classes=["claim-lesson"])
+        if e.get("notebook"):
+            nb = e["notebook"]
+            title = app.env.titles[nb].astext() if nb in app.env.titles else nb
+            lesson += nodes.Text("Lesson: ")
+            lesson += _doc_link(app, fromdoc, nb, title)
+        else:
+            lesson += nodes.emphasis(text="Lesson not written yet.")
+        shown = rec is not None and status in ("passed", "failed")
+        measured = nodes.paragraph(text=short(rec["measured"]) if shown else "—")
+        check = CHECK_TEXT[status] + (f" (seed {rec.get('seed')})" if shown else "")
+        cells: list[list[nodes.Node]] = [
+            [idpar],
+            [statement, lesson],
+            [nodes.paragraph("", "", _badge(e.get("verdict")))],
+            [measured],
+            [nodes.paragraph(text=check)],
         ]
-        for c in cells:
-            row += nodes.entry("", c)
+        if chapter is None:
+            cells.insert(2, [nodes.paragraph(text=chapters[str(e["chapter"])]["section"])])
+        row = nodes.row(classes=[f"claim-{status}"])
+        for content in cells:
+            row += nodes.entry("", *content)
         tbody += row
     return table
 
 
 def _verdict_box(app: Sphinx, fromdoc: str, ids: list[str], latest: dict) -> nodes.Node:
     reg = claims.registry()
+    built = _built(app)
     verdicts = {reg[c].get("verdict") or "pending" for c in ids}
-    cls = VERDICT_CLASS.get(verdicts.pop(), "note") if len(verdicts) == 1 else "warning"
+    cls = BOX_CLASS.get(next(iter(verdicts)), "note") if len(verdicts) == 1 else "warning"
     box = nodes.admonition(classes=["verdict", cls])
-    box += nodes.title(text="Verdict — " + ", ".join(ids))
-    items = nodes.bullet_list()
+    box += nodes.title(
+        text="Verdict: " + ", ".join(f"{c} {reg[c].get('verdict') or 'pending'}" for c in ids)
+    )
     for cid in ids:
         e = reg[cid]
-        status, rec = _status(cid, e, latest, fromdoc)
+        rec = latest.get(cid)
+        status = claim_status(e, rec, built)
         para = nodes.paragraph()
-        para += nodes.strong(text=f"{cid}: {e.get('verdict') or 'pending'}. ")
-        para += nodes.Text(e["claim"] + " ")
-        if rec is not None:
-            para += nodes.emphasis(
-                text=f"Check {'passed' if rec['passed'] else 'FAILED'} (seed {rec['seed']}): "
-                f"measured {_short(rec['measured'])}; expected {_short(rec['expected'])}."
+        para += nodes.strong(text=f"{cid} ")
+        para += _badge(e.get("verdict"))
+        para += nodes.Text(" " + e["claim"].strip())
+        box += para
+        check = nodes.paragraph(classes=["verdict-check"])
+        if rec is not None and status in ("passed", "failed"):
+            check += nodes.strong(
+                text=f"{CHECK_TEXT[status]} in this build (seed {rec.get('seed')}). "
             )
+            check += nodes.Text(f"Measured: {short(rec['measured'], 400)}. ")
+            check += nodes.Text(f"Expected: {short(rec['expected'], 400)}.")
         else:
-            para += nodes.emphasis(text=f"Check: {status}.")
-        items += nodes.list_item("", para)
-    box += items
+            check += nodes.emphasis(text=f"Check: {CHECK_TEXT[status]}.")
+        box += check
+    index = next((d for d, m in app.env.metadata.items() if m.get("claims_ledger_index")), None)
+    if index:
+        foot = nodes.paragraph(classes=["verdict-ledger-link"])
+        foot += nodes.Text("Every claim and its numbers: ")
+        foot += _doc_link(app, fromdoc, index, "the claims ledger")
+        foot += nodes.Text(".")
+        box += foot
     return box
 
 
@@ -187,22 +340,42 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(claims_placeholder))
     if not placeholders:
         return
-    latest = _latest()
+    latest = latest_records(claims.read_ledger(claims.ledger_path()))
     for node in placeholders:
-        if node["kind"] == "table":
+        if node["kind"] == "summary":
+            node.replace_self(_summary(app, latest))
+        elif node["kind"] == "table":
             node.replace_self(_table(app, docname, node["chapter"], latest))
         else:
             node.replace_self(_verdict_box(app, docname, node["ids"], latest))
+
+
+# ---------------------------------------------------------------------------- hooks
+def _check_ledger(app: Sphinx, env) -> None:
+    """After every page is read (every notebook that needed to run has run)."""
+    latest = latest_records(claims.read_ledger(claims.ledger_path()))
+    for docname, message in ledger_problems(claims.registry(), latest, env.found_docs):
+        logger.warning(message, location=docname, type="claims", subtype="ledger")
 
 
 def _always_reread(app: Sphinx, env, added, changed, removed) -> list[str]:
     return [d for d, meta in env.metadata.items() if meta.get("claims_ledger_page")]
 
 
+def _add_static(app: Sphinx) -> None:
+    app.config.html_static_path.append(str(STATIC))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.setup_extension("page_fixes")  # beside this file: fixes every page needs
     app.add_node(claims_placeholder)
+    app.add_directive("claims-summary", ClaimsSummary)
     app.add_directive("claims-table", ClaimsTable)
     app.add_directive("verdict", Verdict)
+    app.add_role("verdict-badge", verdict_badge_role)
+    app.connect("builder-inited", _add_static)
+    app.add_css_file("claims_ledger.css")
     app.connect("doctree-resolved", _resolve)
+    app.connect("env-check-consistency", _check_ledger)
     app.connect("env-get-outdated", _always_reread)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,147 @@
+"""The claims-ledger extension (book/_ext/claims_ledger.py) on fixture ledgers.
+
+Unit tests of its logic, then real Sphinx builds under -W: the build must fail when a
+claim whose lesson is built has no ledger line, or its latest line failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+
+import claims_ledger as ext  # noqa: E402
+
+LESSON = "notebooks/00_introduction/01_three_guises"
+REGISTRY = {
+    "C0.1": {"id": "C0.1", "chapter": 0, "claim": "a", "verdict": "holds", "notebook": LESSON},
+    "C1.2": {
+        "id": "C1.2",
+        "chapter": 1,
+        "claim": "b",
+        "verdict": "holds with caveats",
+        "notebook": "notebooks/01_x/02_y",
+    },
+    "C3.1": {"id": "C3.1", "chapter": 3, "claim": "c", "verdict": None, "notebook": None},
+}
+
+
+def rec(cid: str, passed: bool, measured=1.0) -> dict:
+    return {"id": cid, "passed": passed, "measured": measured, "expected": 0, "seed": 0}
+
+
+def test_latest_record_wins():
+    latest = ext.latest_records([rec("C0.1", False), rec("C1.2", True), rec("C0.1", True)])
+    assert latest["C0.1"]["passed"] is True and set(latest) == {"C0.1", "C1.2"}
+
+
+@pytest.mark.parametrize(
+    ("entry", "record", "built", "status"),
+    [
+        (REGISTRY["C3.1"], None, None, "pending"),
+        (REGISTRY["C3.1"], rec("C3.1", True), None, "pending"),
+        (REGISTRY["C0.1"], None, {"book/intro"}, "unbuilt"),
+        (REGISTRY["C0.1"], None, {LESSON}, "missing"),
+        (REGISTRY["C0.1"], None, None, "missing"),
+        (REGISTRY["C0.1"], rec("C0.1", False), {LESSON}, "failed"),
+        (REGISTRY["C0.1"], {"id": "C0.1", "passed": "yes"}, {LESSON}, "failed"),
+        (REGISTRY["C0.1"], rec("C0.1", True), {LESSON}, "passed"),
+    ],
+)
+def test_claim_status(entry, record, built, status):
+    assert ext.claim_status(entry, record, built) == status
+
+
+def test_a_complete_passing_ledger_has_no_problems():
+    latest = ext.latest_records([rec("C0.1", True), rec("C1.2", True)])
+    assert ext.ledger_problems(REGISTRY, latest, None) == []
+
+
+def test_a_built_lesson_without_a_line_is_a_problem():
+    latest = ext.latest_records([rec("C1.2", True)])
+    problems = ext.ledger_problems(REGISTRY, latest, {LESSON, "notebooks/01_x/02_y"})
+    assert [doc for doc, _ in problems] == [LESSON]
+    assert "C0.1" in problems[0][1] and "no line" in problems[0][1]
+
+
+def test_a_lesson_outside_this_build_is_not_a_problem():
+    assert ext.ledger_problems(REGISTRY, {}, {"book/intro"}) == []
+
+
+def test_the_latest_line_decides():
+    failed_last = ext.latest_records([rec("C0.1", True), rec("C0.1", False, measured=0.9)])
+    problems = ext.ledger_problems(REGISTRY, failed_last, {LESSON})
+    assert len(problems) == 1 and "failed" in problems[0][1] and "0.9" in problems[0][1]
+    fixed_last = ext.latest_records([rec("C0.1", False), rec("C0.1", True)])
+    assert ext.ledger_problems(REGISTRY, fixed_last, {LESSON}) == []
+
+
+def test_summary_counts_verdicts_of_passed_checks_only():
+    latest = ext.latest_records([rec("C0.1", True), rec("C1.2", False)])
+    counts = ext.summary_counts(REGISTRY, latest, None)
+    assert counts["holds"] == 1 and counts["failed"] == 1 and counts["pending"] == 1
+    assert counts["holds with caveats"] == 0
+
+
+def test_short_renders_ledger_values_compactly():
+    assert ext.short(3.5762786865234375e-07) == "3.58e-07"
+    assert ext.short({"linear": 0.0, "control": 1.135}) == "linear = 0; control = 1.14"
+    assert ext.short(list(range(10))) == "[0, 1, 2, 3, 4, 5, 6, 7, …]"
+    assert ext.short("x" * 500, limit=10) == "x" * 9 + "…"
+    assert ext.short(True) == "True"
+
+
+# ------------------------------------------------------------- real builds under -W
+CONF = f"""
+import sys
+sys.path.insert(0, {str(ROOT / "book" / "_ext")!r})
+extensions = ["claims_ledger"]
+project = "fixture"
+"""
+
+
+def _build(tmp_path: Path, ledger_lines: list[dict]) -> subprocess.CompletedProcess:
+    src = tmp_path / "src"
+    (src / Path(LESSON).parent).mkdir(parents=True)
+    (src / "conf.py").write_text(CONF)
+    (src / "index.rst").write_text(
+        "Ledger\n======\n\n.. claims-summary::\n\n.. claims-table::\n   :chapter: 0\n\n"
+        ".. toctree::\n\n   " + LESSON + "\n"
+    )
+    (src / (LESSON + ".rst")).write_text("Lesson\n======\n\n.. verdict:: C0.1\n")
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text("".join(json.dumps(r) + "\n" for r in ledger_lines))
+    env = {**os.environ, "LIVINGDICT_LEDGER": str(ledger)}
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+    return subprocess.run(
+        [*cmd, str(src), str(tmp_path / "html")], env=env, capture_output=True, text=True
+    )
+
+
+def test_build_passes_and_shows_the_numbers(tmp_path):
+    result = _build(tmp_path, [rec("C0.1", True, measured={"err": 1.5e-7})])
+    assert result.returncode == 0, result.stderr
+    html = (tmp_path / "html" / "index.html").read_text()
+    assert "✓ passed" in html and "err = 1.5e-07" in html and "claim-verdict-holds" in html
+    lesson = (tmp_path / "html" / (LESSON + ".html")).read_text()
+    assert 'class="verdict tip admonition"' in lesson and "seed 0" in lesson
+
+
+def test_build_fails_without_a_ledger_line(tmp_path):
+    result = _build(tmp_path, [])
+    assert result.returncode != 0
+    assert "claim C0.1: its lesson" in result.stderr and "no line" in result.stderr
+
+
+def test_build_fails_when_the_latest_line_failed(tmp_path):
+    result = _build(tmp_path, [rec("C0.1", True), rec("C0.1", False, measured=0.42)])
+    assert result.returncode != 0
+    assert "claim C0.1: the latest check in the ledger failed" in result.stderr
+    assert "0.42" in result.stderr
