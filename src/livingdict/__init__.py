@@ -14,7 +14,7 @@ import random
 import numpy as np
 import torch
 
-__all__ = ["setup", "current_seed", "DEFAULT_SEED", "TORCH_THREADS"]
+__all__ = ["setup", "current_seed", "torch_threads", "DEFAULT_SEED", "TORCH_THREADS"]
 __version__ = "0.1.0"
 
 DEFAULT_SEED = 0
@@ -31,12 +31,25 @@ def current_seed() -> int | None:
     return _seed
 
 
+def torch_threads() -> int:
+    """Torch's intra-op threads: ``$LIVINGDICT_TORCH_THREADS`` if set, else ``TORCH_THREADS``.
+
+    The override exists for the harness's thread measurement (``tools.bench``).
+    """
+    env = os.environ.get("LIVINGDICT_TORCH_THREADS", "").strip()
+    if not env:
+        return TORCH_THREADS
+    if not env.isdigit() or int(env) < 1:
+        raise ValueError(f"LIVINGDICT_TORCH_THREADS must be an integer >= 1, got {env!r}")
+    return int(env)
+
+
 def setup(seed: int | None = None) -> int:
     """Start a lesson: seed everything, pin torch's threads, apply the figure style.
 
     The seed is ``seed`` if given, else ``$LIVINGDICT_SEED`` if set, else
     ``DEFAULT_SEED``. Seeds Python's ``random``, NumPy's global generator and torch;
-    sets ``torch.set_num_threads(TORCH_THREADS)``; turns on deterministic algorithms;
+    sets ``torch.set_num_threads(torch_threads())``; turns on deterministic algorithms;
     applies ``livingdict.plot.use_style()``. Returns the seed used.
     """
     global _seed
@@ -51,7 +64,7 @@ def setup(seed: int | None = None) -> int:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    torch.set_num_threads(TORCH_THREADS)
+    torch.set_num_threads(torch_threads())
     torch.use_deterministic_algorithms(True)
     from .plot import use_style
 
