@@ -13,7 +13,7 @@ export MPLBACKEND := Agg
 # one BLAS thread per process: tiny matrices gain nothing from more, and nbval runs two kernels
 export OMP_NUM_THREADS := 1
 
-.PHONY: install book test unit static notebooks build-strict lab bench sweep lock clean
+.PHONY: install book test unit static notebooks build-strict browser lab bench sweep lock clean
 
 install: $(STAMP)
 
@@ -29,7 +29,7 @@ book: install
 	$(BIN)/jupyter-book build . -n -W --keep-going
 	@echo "Book: $(CURDIR)/_build/html/index.html"
 
-test: install unit static notebooks build-strict
+test: install unit static notebooks build-strict browser
 	@echo "make test: all passed"
 
 unit: install
@@ -46,6 +46,12 @@ notebooks: install
 
 build-strict: install
 	$(BIN)/jupyter-book build . -n -W --keep-going
+
+# The book just built, in headless Debian Chromium (tests/browser): console errors, figures,
+# verdicts, launch buttons, alt text, search, dark mode; screenshots in _build/screenshots.
+# Skips without /usr/bin/chromium unless LIVINGDICT_REQUIRE_TOOLS=1 (.ci/run sets it).
+browser: build-strict
+	LIVINGDICT_BROWSER=1 LIVINGDICT_HTML=$(CURDIR)/_build/html $(BIN)/python -m pytest -q tests/browser
 
 lab: install
 	$(BIN)/jupyter lab notebooks

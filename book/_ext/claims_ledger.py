@@ -374,7 +374,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("verdict", Verdict)
     app.add_role("verdict-badge", verdict_badge_role)
     app.connect("builder-inited", _add_static)
-    app.add_css_file("claims_ledger.css")
+    app.add_css_file("book.css")
     app.connect("doctree-resolved", _resolve)
     app.connect("env-check-consistency", _check_ledger)
     app.connect("env-get-outdated", _always_reread)

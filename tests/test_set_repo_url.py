@@ -1,0 +1,34 @@
+"""tools.set_repo_url: a fork changes the repository URL in one place."""
+
+from __future__ import annotations
+
+import bookconfig
+import pytest
+import yaml
+
+from tools.set_repo_url import set_colab_cell, set_config
+
+
+def test_set_config_changes_only_the_repository_block():
+    text = (bookconfig.ROOT / "_config.yml").read_text()
+    new = set_config(text, "https://github.com/me/fork", branch="dev")
+    before, after = yaml.safe_load(text), yaml.safe_load(new)
+    assert after["repository"]["url"] == "https://github.com/me/fork"
+    assert after["repository"]["branch"] == "dev"
+    assert {k: v for k, v in after.items() if k != "repository"} == {
+        k: v for k, v in before.items() if k != "repository"
+    }
+    assert text.count("\n") == new.count("\n")  # comments and layout kept
+
+
+def test_set_config_rejects_a_non_github_url():
+    with pytest.raises(ValueError, match="github.com"):
+        set_config("repository:\n  url: x\n", "https://example.org/a/b")
+
+
+def test_set_colab_cell_rewrites_the_install_url():
+    old = bookconfig.colab_cell()
+    new = set_colab_cell(old, bookconfig.repo_url(), "https://github.com/me/fork")
+    assert "git+https://github.com/me/fork" in new and bookconfig.repo_url() not in new
+    with pytest.raises(ValueError, match="does not name"):
+        set_colab_cell("print(1)", bookconfig.repo_url(), "https://github.com/me/fork")

@@ -1,0 +1,66 @@
+"""Point the book at another repository (a fork) from one place: ``_config.yml``.
+
+    python -m tools.set_repo_url https://github.com/<owner>/<name> [--branch main]
+
+Rewrites ``repository.url`` (and ``branch``) in ``_config.yml``, which the launch
+buttons read, then the Colab install cell (the first code cell) of every notebook,
+which has to name the URL literally because Colab opens a notebook without the rest of
+the repository. ``tests/test_colab.py`` fails until the two agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+URL = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+$")
+
+
+def set_config(text: str, url: str, branch: str | None = None) -> str:
+    """``_config.yml`` text with the ``repository:`` block's url (and branch) replaced."""
+    if not URL.match(url):
+        raise ValueError(f"expected https://github.com/<owner>/<name>, got {url!r}")
+    block = re.search(r"^repository:\n((?:[ \t]+.*\n|\s*\n)+)", text, re.M)
+    if block is None:
+        raise ValueError("_config.yml has no repository: block")
+    body = re.sub(r"^(\s+url:\s*).*$", lambda m: m.group(1) + url, block.group(1), flags=re.M)
+    if branch:
+        body = re.sub(r"^(\s+branch:\s*).*$", lambda m: m.group(1) + branch, body, flags=re.M)
+    return text[: block.start(1)] + body + text[block.end(1) :]
+
+
+def set_colab_cell(source: str, old_url: str, new_url: str) -> str:
+    """The Colab cell with ``git+<old_url>`` replaced by ``git+<new_url>``."""
+    if f"git+{old_url}" not in source:
+        raise ValueError(f"the Colab cell does not name git+{old_url}:\n{source}")
+    return source.replace(f"git+{old_url}", f"git+{new_url}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    import yaml
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("url")
+    parser.add_argument("--branch")
+    args = parser.parse_args(argv)
+    url = args.url.rstrip("/").removesuffix(".git")
+    config = ROOT / "_config.yml"
+    old_url = yaml.safe_load(config.read_text(encoding="utf-8"))["repository"]["url"].rstrip("/")
+    config.write_text(set_config(config.read_text(encoding="utf-8"), url, args.branch))
+    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        nb = nbformat.read(path, as_version=4)
+        cell = next(c for c in nb.cells if c.cell_type == "code")
+        cell.source = set_colab_cell(cell.source, old_url, url)
+        nbformat.write(nb, path)
+        print(f"{path.relative_to(ROOT)}: Colab cell installs from {url}")
+    print(f"_config.yml: repository.url = {url}")
+
+
+if __name__ == "__main__":
+    main()
