@@ -14,8 +14,12 @@ Directives
 Sources: the registry ``livingdict/claims.yml`` and the ledger that executing the
 notebooks wrote (``livingdict.claims.ledger_path()``: ``$LIVINGDICT_LEDGER`` or
 ``_build/ledger.jsonl``); the latest line of an id wins. Tables and boxes are filled
-after every notebook has run (``doctree-resolved``); pages that use the directives are
-re-read on every build, so a cached build still shows the current ledger.
+after every notebook has run (``doctree-resolved``, at write time: the pickled doctrees
+keep the placeholders). Pages that use the directives are re-read only when their
+source or the registry changes; after reading, when what they show changed since the
+last build (``ledger_stamp``: the registry, the latest line of every id, the pages
+built), they are re-written, not re-read, so a cached build shows the current ledger
+without parsing or executing anything again.
 
 The guard: once all pages are read (so every notebook that needed to run has run),
 every claim whose lesson is part of this build must have a ledger line and its latest
@@ -28,6 +32,7 @@ shown as "not built" without a warning. The logic lives in plain functions
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -358,8 +363,28 @@ def _check_ledger(app: Sphinx, env) -> None:
         logger.warning(message, location=docname, type="claims", subtype="ledger")
 
 
-def _always_reread(app: Sphinx, env, added, changed, removed) -> list[str]:
-    return [d for d, meta in env.metadata.items() if meta.get("claims_ledger_page")]
+def ledger_stamp(
+    registry_text: str, latest: Mapping[str, Mapping[str, Any]], built: Iterable[str]
+) -> str:
+    """A digest of all the ledger pages show: the registry, the latest line of every id
+    (its ``time`` aside: re-running a lesson to the same result changes nothing) and the
+    set of pages in this build."""
+    shown = {cid: {k: v for k, v in rec.items() if k != "time"} for cid, rec in latest.items()}
+    blob = json.dumps([registry_text, shown, sorted(built)], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _rewrite_on_ledger_change(app: Sphinx, env) -> list[str]:
+    """After every page is read: if the stamp changed since the last build, the pages
+    that show the ledger are re-written (Sphinx writes the docnames this returns)."""
+    latest = latest_records(claims.read_ledger(claims.ledger_path()))
+    registry_text = claims.REGISTRY_PATH.read_text(encoding="utf-8")
+    stamp = ledger_stamp(registry_text, latest, env.found_docs)
+    if getattr(env, "claims_ledger_stamp", None) == stamp:
+        return []
+    env.claims_ledger_stamp = stamp
+    pages = (d for d, meta in env.metadata.items() if meta.get("claims_ledger_page"))
+    return sorted(d for d in pages if d in env.found_docs)
 
 
 def _add_static(app: Sphinx) -> None:
@@ -377,5 +402,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_css_file("book.css")
     app.connect("doctree-resolved", _resolve)
     app.connect("env-check-consistency", _check_ledger)
-    app.connect("env-get-outdated", _always_reread)
+    app.connect("env-updated", _rewrite_on_ledger_change)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}
