@@ -62,7 +62,8 @@ def test_condition_number_bounds_every_pair(seed, kappa, d_in, extra):
     x = torch.randn(12, d_in, generator=g, dtype=torch.float64)
     iu = np.triu_indices(12, 1)
     c_in, c_out = metrics.pairwise_cosine(x)[iu], metrics.pairwise_cosine(x @ w)[iu]
-    keep = np.abs(c_in) < 1 - 1e-9
+    # angles recovered from cosines lose their precision next to 0 and π: skip those pairs
+    keep = (np.abs(c_in) < 1 - 1e-8) & (np.abs(c_out) < 1 - 1e-8)
     d = projections.half_angle_distortion(c_in[keep], c_out[keep])
     assert (d <= math.log(kappa) + 1e-6).all()
     lo, hi = projections.cosine_bounds(c_in, kappa)
