@@ -11,9 +11,10 @@ runs before the book exists). Environment:
   instead of skipping.
 - ``LIVINGDICT_CHROMIUM``: the browser binary (default ``/usr/bin/chromium``; never a
   browser that a tool downloads for itself).
-- ``LIVINGDICT_MATHJAX_DIR``: a local MathJax 3 ``es5/`` folder. The pages load MathJax
-  from a CDN; the test never goes to the network, so CDN requests are answered from
-  this folder when set (math renders in the screenshots), else with an empty script.
+- ``LIVINGDICT_MATHJAX_DIR``: a local MathJax 3 ``es5/`` folder (default
+  ``.venv/mathjax/node_modules/mathjax/es5`` when ``.ci/run`` has installed it). The
+  pages load MathJax from a CDN; the test never goes to the network, so CDN requests are
+  answered from this folder (math renders in the screenshots), else with an empty script.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ if not os.environ.get("LIVINGDICT_BROWSER"):
     collect_ignore_glob = ["test_*.py"]
 
 CHROMIUM = os.environ.get("LIVINGDICT_CHROMIUM", "/usr/bin/chromium")
+_MATHJAX = bookconfig.ROOT / ".venv" / "mathjax" / "node_modules" / "mathjax" / "es5"
+if _MATHJAX.is_dir():
+    os.environ.setdefault("LIVINGDICT_MATHJAX_DIR", str(_MATHJAX))
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
