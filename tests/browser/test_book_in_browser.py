@@ -5,7 +5,8 @@ no raw widget placeholder, dark mode toggles, and a screenshot lands in
 ``_build/screenshots/``. For every lesson page (``notebooks/...``): at least one
 rendered figure, its verdict box, and Binder and Colab launch buttons whose URLs point
 at the repository of ``_config.yml``; every figure has a caption and alt text that
-says what it shows. Search finds a chapter-3 term.
+says what it shows; solutions start collapsed; each chapter has at least two
+exercises. Search finds a lesson, and a chapter-3 page once one exists.
 """
 
 from __future__ import annotations
@@ -103,6 +104,12 @@ FIGURES_JS = """(imgs) => imgs.map((i) => {
     return {alt: i.getAttribute('alt'), caption: cap ? cap.innerText.trim() : '',
             width: i.complete ? i.naturalWidth : 0};
 })"""
+SOLUTIONS_JS = """(sols) => sols.map((s) => ({
+    dropdown: s.classList.contains('dropdown'),
+    open: [...s.children].some((c) => !c.classList.contains('admonition-title')
+                                       && c.checkVisibility()
+                                       && c.getBoundingClientRect().height > 1),
+}))"""
 MATHJAX_READY = """() => (window.MathJax && MathJax.startup && MathJax.startup.promise)
     ? MathJax.startup.promise.then(() => true) : true"""
 
@@ -123,6 +130,8 @@ class Report:
     verdicts: list[str] = field(default_factory=list)
     launch_visible: bool = False
     hrefs: list[str] = field(default_factory=list)
+    exercises: int = 0
+    solutions: list[dict] = field(default_factory=list)
 
 
 def survey(browser, site: str, page: str, screenshots: Path) -> Report:
@@ -163,6 +172,8 @@ def survey(browser, site: str, page: str, screenshots: Path) -> Report:
         report.hrefs = p.locator(".dropdown-launch-buttons a").evaluate_all(
             "(as) => as.map((a) => a.href)"
         )
+        report.exercises = p.locator("article .exercise").count()
+        report.solutions = p.locator("article .solution").evaluate_all(SOLUTIONS_JS)
         p.screenshot(path=str(screenshots / _shot_name(page)), full_page=True)
         report.theme = _theme(p)
         report.light = _background_luminance(p)
@@ -220,6 +231,22 @@ def test_lesson_shows_figure_verdict_and_launch_buttons(reports, page):
     docname = page.removesuffix(".html")
     assert bookconfig.binder_url(docname) in r.hrefs, f"Binder URL wrong or missing: {r.hrefs}"
     assert bookconfig.colab_url(docname) in r.hrefs, f"Colab URL wrong or missing: {r.hrefs}"
+
+
+@pytest.mark.parametrize("page", LESSONS)
+def test_solutions_start_collapsed(reports, page):
+    solutions = reports(page).solutions
+    assert all(s["dropdown"] for s in solutions), "give every solution `:class: dropdown`"
+    assert not any(s["open"] for s in solutions), "a solution is shown open on the page"
+
+
+CHAPTERS = sorted({p.split("/")[1] for p in LESSONS})
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_each_chapter_has_two_exercises(reports, chapter):
+    counts = {p: reports(p).exercises for p in LESSONS if p.split("/")[1] == chapter}
+    assert sum(counts.values()) >= 2, f"exercises per lesson: {counts}"
 
 
 def _alt_problem(alt: str | None) -> str | None:
