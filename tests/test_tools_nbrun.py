@@ -1,8 +1,12 @@
 """tools.nbrun: a real kernel runs, and what it costs is measured, not assumed."""
 
 import os
+import subprocess
+import sys
+import time
 
 import nbformat
+import psutil
 import pytest
 
 from tools import nbrun
@@ -42,6 +46,42 @@ def test_a_real_kernel_is_measured_and_gets_the_environment(tmp_path, monkeypatc
     assert backend == "module://matplotlib_inline.backend_inline"  # the reader's backend
     assert nb.cells[3].outputs == []
     assert r.seed == 3
+
+
+SPIKE = f"import numpy as np, time\nx = np.ones({ALLOC_MB} * 2**20 // 8)\ntime.sleep(0.3)\ndel x"
+
+
+def test_peak_from_the_high_water_mark_alone(tmp_path, monkeypatch):
+    """Polling every 30 s sees nothing of a 0.3 s spike: VmHWM must catch it."""
+    monkeypatch.setattr(nbrun, "POLL_S", 30.0)
+    r = nbrun.execute(notebook(SPIKE), name="spike.ipynb", cwd=tmp_path)
+    assert r.ok and r.peak_rss_mb > ALLOC_MB + 20
+
+
+def test_peak_from_polling_alone(tmp_path, monkeypatch):
+    """Without VmHWM (other systems), the 20 ms polling must catch the same spike."""
+    monkeypatch.setattr(nbrun, "_hwm_mb", lambda pid: 0.0)
+    r = nbrun.execute(notebook(SPIKE), name="spike.ipynb", cwd=tmp_path)
+    assert r.ok and r.peak_rss_mb > ALLOC_MB + 20
+
+
+def test_polling_counts_children():
+    """A child process's memory is part of the kernel's footprint."""
+    code = (
+        f"import numpy as np, time; x = np.ones({ALLOC_MB} * 2**20 // 8); "
+        "print(1, flush=True); time.sleep(30)"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        child.stdout.readline()  # the child holds its array now
+        own = psutil.Process().memory_info().rss / nbrun.MB
+        monitor = nbrun.PeakRss(os.getpid())
+        monitor.start()
+        time.sleep(0.1)
+        assert monitor.stop() > own + ALLOC_MB
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_tree_rss_of_this_process():

@@ -122,9 +122,9 @@ def tree_rss_mb(pid: int) -> float:
 class PeakRss(threading.Thread):
     """Polls ``tree_rss_mb(pid)`` until ``stop()``, which returns the peak in MB."""
 
-    def __init__(self, pid: int, interval: float = POLL_S) -> None:
+    def __init__(self, pid: int, interval: float | None = None) -> None:
         super().__init__(daemon=True)
-        self.pid, self.interval = pid, interval
+        self.pid, self.interval = pid, POLL_S if interval is None else interval
         self.peak = 0.0
         self.samples = 0
         self._halt = threading.Event()
