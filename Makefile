@@ -9,7 +9,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SEEDS  ?= 0 1 2 3 4
 export PYTHONHASHSEED := 0
-export MPLBACKEND := Agg
+# No MPLBACKEND here: a kernel started with MPLBACKEND=Agg draws nothing on the page
+# (ipykernel only selects the inline backend when it is unset); headless runs pick Agg anyway.
+unexport MPLBACKEND
 # one BLAS thread per process: tiny matrices gain nothing from more, and nbval runs two kernels
 export OMP_NUM_THREADS := 1
 
