@@ -25,6 +25,18 @@ def test_every_stored_value_comes_back(n, d, d_v, seed):
         torch.testing.assert_close(net(keys), values, atol=2e-3, rtol=0)
 
 
+def test_float64_keys_give_a_float64_network_exact_to_round_off():
+    g = torch.Generator().manual_seed(0)
+    keys = torch.nn.functional.normalize(
+        torch.rand(200, 16, generator=g, dtype=torch.float64), dim=1
+    )
+    values = torch.randn(200, 3, generator=g, dtype=torch.float64)
+    net = exact_dictionary(keys, values)
+    assert net[0].weight.dtype == torch.float64
+    with torch.no_grad():
+        assert (net(keys) - values).abs().max() < 1e-9
+
+
 def test_raw_keys_of_unequal_norm_work_when_each_is_its_own_best_match():
     keys = torch.tensor([[1.0, 0.0], [0.0, 2.0], [-1.0, -1.0]])
     assert (match_margins(keys) > 0).all()

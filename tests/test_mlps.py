@@ -46,10 +46,11 @@ def test_collapse_equals_the_stack(sizes, bias):
     assert rank <= min(sizes)
 
 
-def test_ensemble_members_train_as_if_alone():
+@pytest.mark.parametrize("width", [5, 20])  # narrow first layer: one product; wide: bmm
+def test_ensemble_members_train_as_if_alone(width):
     livingdict.setup(0)
     x, y = torch.randn(40, 3), torch.randint(0, 2, (40,))
-    ens = mlps.Ensemble([3, 5, 2], members=3)
+    ens = mlps.Ensemble([3, width, 2], members=3)
     alone = [ens.member(s) for s in range(3)]
     out = ens(x)
     assert out.shape == (40, 2, 3)

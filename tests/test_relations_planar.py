@@ -43,7 +43,9 @@ def test_grid_scores_shapes_and_bad_input():
     torch.testing.assert_close(z, xx + yy)
     with pytest.raises(ValueError, match="lim"):
         grid_scores(lambda p: p[:, 0], lim=0.0)
-    with pytest.raises(ValueError, match=r"\(25, 2\)"):
-        grid_scores(lambda p: p, lim=1.0, steps=5)
+    _, _, zs = grid_scores(lambda p: p, lim=1.0, steps=5)
+    assert zs.shape == (5, 5, 2)
+    with pytest.raises(ValueError, match=r"\(24,\)"):
+        grid_scores(lambda p: p[1:, 0], lim=1.0, steps=5)
     with pytest.raises(ValueError, match="cells"):
         checkerboard(10, 1)

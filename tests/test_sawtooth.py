@@ -25,8 +25,8 @@ def test_deep_net_is_exact_with_two_relus_per_layer(k):
 @pytest.mark.parametrize("k", [1, 3, 6])
 def test_shallow_net_is_exact_with_2_to_the_k_units(k):
     x = torch.rand(500, dtype=torch.float64)
-    net = saw.shallow_sawtooth(k).double()
-    assert net[0].out_features == 2**k
+    net = saw.shallow_sawtooth(k)
+    assert net[0].out_features == 2**k and net[0].weight.dtype == torch.float64
     with torch.no_grad():
         err = (net(x[:, None]).squeeze(1) - saw.sawtooth(x, k)).abs().max().item()
     assert err < 1e-9
@@ -47,7 +47,7 @@ def test_teeth_and_range():
 def test_least_squares_fit_respects_the_lower_bound(k, units):
     x = torch.linspace(0, 1, 2**12 + 1, dtype=torch.float64)
     y = saw.sawtooth(x, k)
-    net = saw.shallow_fit(x, y, units).double()
+    net = saw.shallow_fit(x, y, units)
     with torch.no_grad():
         rmse = (net(x[:, None]).squeeze(1) - y).pow(2).mean().sqrt().item()
     assert rmse >= 0.98 * saw.shallow_error_bound(k, units)
@@ -56,7 +56,7 @@ def test_least_squares_fit_respects_the_lower_bound(k, units):
 def test_fit_is_exact_when_kinks_hit_the_corners():
     x = torch.linspace(0, 1, 1025, dtype=torch.float64)
     y = saw.sawtooth(x, 4)
-    net = saw.shallow_fit(x, y, 16).double()
+    net = saw.shallow_fit(x, y, 16)
     with torch.no_grad():
         assert (net(x[:, None]).squeeze(1) - y).abs().max().item() < 1e-9
 

@@ -34,8 +34,10 @@ def exact_dictionary(keys: torch.Tensor, values: torch.Tensor) -> nn.Sequential:
 
     ``keys (N, d)``, ``values (N, d_v)``. Raises ``ValueError`` when the shapes do not
     pair up, or when some key is not its own best match (``match_margins <= 0``, e.g.
-    duplicate keys), since then no threshold can single it out.
+    duplicate keys), since then no threshold can single it out. The weights are computed
+    in float64 and the layers take the dtype of ``keys`` (float64 keys: exact to ~1e-12).
     """
+    dtype = keys.dtype if keys.is_floating_point() else torch.get_default_dtype()
     k = torch.as_tensor(keys, dtype=torch.float64)
     v = torch.as_tensor(values, dtype=torch.float64)
     if k.ndim != 2 or v.ndim != 2 or k.shape[0] != v.shape[0]:
@@ -50,7 +52,8 @@ def exact_dictionary(keys: torch.Tensor, values: torch.Tensor) -> nn.Sequential:
     self_match = (k * k).sum(1)
     tau = self_match - margins / 2
     scale = 1 / (self_match - tau)
-    first, second = nn.Linear(k.shape[1], k.shape[0]), nn.Linear(k.shape[0], v.shape[1])
+    first = nn.Linear(k.shape[1], k.shape[0], dtype=dtype)
+    second = nn.Linear(k.shape[0], v.shape[1], dtype=dtype)
     first.weight.copy_(k * scale[:, None])
     first.bias.copy_(-tau * scale)
     second.weight.copy_(v.T)

@@ -152,9 +152,14 @@ class Ensemble(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.ndim != 2 or x.shape[1] != self.sizes[0]:
             raise ValueError(f"Ensemble: x {tuple(x.shape)} is not (n, {self.sizes[0]})")
-        h = x.expand(self.members, *x.shape)
-        for i, (w, b) in enumerate(zip(self.weight, self.bias, strict=True)):
-            h = torch.baddbmm(b, self.act(h) if i else h, w)
+        s, (n, d), w0 = self.members, x.shape, self.weight[0].shape[2]
+        if w0 <= 16:  # narrow first layer: one (n, d) × (d, S·w) product is faster than bmm
+            flat = self.weight[0].permute(1, 0, 2).reshape(d, s * w0)
+            h = (x @ flat).reshape(n, s, w0).permute(1, 0, 2) + self.bias[0]
+        else:
+            h = torch.baddbmm(self.bias[0], x.expand(s, n, d), self.weight[0])
+        for w, b in zip(self.weight[1:], self.bias[1:], strict=True):
+            h = torch.baddbmm(b, self.act(h), w)
         return h.permute(1, 2, 0)
 
     def targets(self, y: torch.Tensor) -> torch.Tensor:

@@ -29,14 +29,15 @@ def checkerboard(n: int = 600, cells: int = 3, seed: int = 0) -> tuple[torch.Ten
 def grid_scores(
     predict: Callable[[torch.Tensor], torch.Tensor], lim: float = 2.0, steps: int = 101
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Evaluate a 2-D classifier on the square ``[−lim, lim]²``: returns ``(xx, yy, z)``,
-    each ``(steps, steps)``, with ``z = predict(points)`` (one score per point)."""
+    """Evaluate a 2-D classifier on the square ``[−lim, lim]²``: returns ``(xx, yy, z)``
+    with ``xx, yy`` of shape ``(steps, steps)`` and ``z = predict(points)`` reshaped to
+    ``(steps, steps, ...)`` (one score, or one score per ensemble member, per point)."""
     if lim <= 0 or steps < 2:
         raise ValueError(f"grid_scores needs lim > 0 and steps >= 2, got {lim}, {steps}")
     axis = torch.linspace(-lim, lim, steps)
     xx, yy = torch.meshgrid(axis, axis, indexing="xy")
     with torch.no_grad():
         z = predict(torch.stack([xx.ravel(), yy.ravel()], 1))
-    if z.shape != (steps * steps,):
-        raise ValueError(f"grid_scores: predict returned {tuple(z.shape)}, want ({steps**2},)")
-    return xx, yy, z.reshape(steps, steps)
+    if z.ndim < 1 or z.shape[0] != steps * steps:
+        raise ValueError(f"grid_scores: predict returned {tuple(z.shape)}, want ({steps**2}, ...)")
+    return xx, yy, z.reshape(steps, steps, *z.shape[1:])

@@ -65,8 +65,12 @@ def shallow_interpolant(knots: torch.Tensor, values: torch.Tensor) -> nn.Sequent
 
         f(x) = v₀ + Σ_{i<m} cᵢ·relu(x − tᵢ),  c₀ = s₀,  cᵢ = sᵢ − sᵢ₋₁,
         sᵢ = (vᵢ₊₁ − vᵢ)/(tᵢ₊₁ − tᵢ)            (m = len(knots) − 1 hidden units).
+
+    The layers take the dtype of ``knots`` (float64 knots: a float64 network).
     """
-    t, v = torch.as_tensor(knots, dtype=torch.float64), torch.as_tensor(values, dtype=torch.float64)
+    knots = torch.as_tensor(knots)
+    dtype = knots.dtype if knots.is_floating_point() else torch.get_default_dtype()
+    t, v = knots.to(torch.float64), torch.as_tensor(values, dtype=torch.float64)
     if t.ndim != 1 or t.shape != v.shape or len(t) < 2:
         raise ValueError(
             f"shallow_interpolant: knots {tuple(t.shape)} and values "
@@ -77,7 +81,7 @@ def shallow_interpolant(knots: torch.Tensor, values: torch.Tensor) -> nn.Sequent
     slopes = (v[1:] - v[:-1]) / (t[1:] - t[:-1])
     coef = torch.cat([slopes[:1], slopes[1:] - slopes[:-1]])
     m = len(t) - 1
-    first, second = nn.Linear(1, m), nn.Linear(m, 1)
+    first, second = nn.Linear(1, m, dtype=dtype), nn.Linear(m, 1, dtype=dtype)
     first.weight.fill_(1.0)
     first.bias.copy_(-t[:-1])
     second.weight.copy_(coef[None])
@@ -98,6 +102,7 @@ def shallow_fit(x: torch.Tensor, y: torch.Tensor, units: int) -> nn.Sequential:
         min_c ‖c₀ + Σᵢ cᵢ₊₁·relu(x − i/units) − y‖²
 
     (a convex problem; fixed kinks make it an upper bound on the best such net).
+    The layers take the dtype of ``x``.
     """
     if units < 1 or x.ndim != 1 or x.shape != y.shape:
         raise ValueError(
@@ -108,7 +113,10 @@ def shallow_fit(x: torch.Tensor, y: torch.Tensor, units: int) -> nn.Sequential:
     xs, ys = x.double().numpy(), y.double().numpy()
     feats = np.column_stack([np.ones_like(xs), np.maximum(xs[:, None] - kinks, 0)])
     c = np.linalg.lstsq(feats, ys, rcond=None)[0]
-    net = nn.Sequential(nn.Linear(1, units), nn.ReLU(), nn.Linear(units, 1))
+    dtype = x.dtype if x.is_floating_point() else torch.get_default_dtype()
+    net = nn.Sequential(
+        nn.Linear(1, units, dtype=dtype), nn.ReLU(), nn.Linear(units, 1, dtype=dtype)
+    )
     with torch.no_grad():
         net[0].weight.fill_(1.0)
         net[0].bias.copy_(torch.as_tensor(-kinks))
