@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from livingdict.fast_weights import (
     delta_rule,
+    delta_rule_until,
     orthonormal_keys,
     random_keys,
     read,
@@ -49,6 +50,16 @@ def test_delta_rule_writes_the_last_pair_exactly_and_converges_below_d():
     np.testing.assert_allclose(read(delta_rule(k, v, sweeps=200), k), v, atol=1e-8)
 
 
+def test_delta_rule_until_stops_when_every_pair_is_stored():
+    rng = np.random.default_rng(5)
+    k, v = random_keys(8, 32, rng), rng.standard_normal((8, 4))
+    w, sweeps = delta_rule_until(k, v, tol=1e-9)
+    assert 1 < sweeps < 10_000 and np.abs(read(w, k) - v).max() <= 1e-9
+    np.testing.assert_array_equal(w, delta_rule(k, v, sweeps=sweeps))
+    _, capped = delta_rule_until(random_keys(40, 32, rng), rng.standard_normal((40, 4)), 1e-9, 5)
+    assert capped == 5  # more keys than dimensions: never exact, stops at the cap
+
+
 def test_delta_rule_equals_sum_rule_for_orthonormal_keys():
     rng = np.random.default_rng(3)
     k, v = orthonormal_keys(6, 6, rng), rng.standard_normal((6, 2))
@@ -70,6 +81,7 @@ def test_keys_are_unit_and_orthonormal():
         lambda: sum_rule(np.ones((0, 4)), np.ones((0, 4))),
         lambda: delta_rule(np.ones((2, 4)), np.ones((2, 4)), sweeps=0),
         lambda: delta_rule(np.zeros((2, 4)), np.ones((2, 4))),
+        lambda: delta_rule_until(np.ones((2, 4)), np.ones((2, 4)), tol=1e-6, max_sweeps=0),
         lambda: read(np.ones((3, 4)), np.ones((2, 5))),
         lambda: orthonormal_keys(5, 4, np.random.default_rng()),
         lambda: random_keys(0, 4, np.random.default_rng()),

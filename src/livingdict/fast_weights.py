@@ -56,17 +56,29 @@ def delta_rule(keys: np.ndarray, values: np.ndarray, sweeps: int = 1) -> np.ndar
     fast-weight programmers; repeated sweeps are the Kaczmarz method and converge to
     ``V K⁺``, which stores every pair exactly when the keys are linearly independent.
     """
+    return delta_rule_until(keys, values, tol=-1.0, max_sweeps=sweeps)[0]
+
+
+def delta_rule_until(
+    keys: np.ndarray, values: np.ndarray, tol: float, max_sweeps: int = 10_000
+) -> tuple[np.ndarray, int]:
+    """Repeat delta-rule sweeps until ``max |W kᵢ − vᵢ| ≤ tol`` over all stored pairs
+    (or ``max_sweeps``); return ``(W, sweeps used)``. See ``delta_rule``."""
     k, v = _pairs(keys, values)
-    if sweeps < 1:
-        raise ValueError(f"delta_rule: sweeps must be >= 1, got {sweeps}")
+    if max_sweeps < 1:
+        raise ValueError(f"delta_rule: sweeps must be >= 1, got {max_sweeps}")
     norms2 = (k * k).sum(1)
     if (norms2 == 0).any():
         raise ValueError(f"delta_rule: keys {k.shape} contain a zero key")
     w = np.zeros((v.shape[1], k.shape[1]))
-    for _ in range(sweeps):
+    sweep = 0
+    while sweep < max_sweeps:
+        sweep += 1
         for ki, vi, n2 in zip(k, v, norms2, strict=True):
             w += np.outer(vi - w @ ki, ki / n2)
-    return w
+        if tol >= 0 and np.abs(k @ w.T - v).max() <= tol:
+            break
+    return w, sweep
 
 
 def read(w: np.ndarray, queries: np.ndarray) -> np.ndarray:
