@@ -84,6 +84,7 @@ def test_table_marks_exactly_the_exceeded_rows():
     assert row["fat.ipynb"].startswith("✗") and "peak 2000.0 MB > 1024 MB" in row["fat.ipynb"]
     assert row["(floor:"].startswith("✓")
     assert row["suite"].startswith("✗")  # 31 s > 3 × 3 × 3 s
+    assert "  3.44 " in row["suite"] and "10.33" not in row["suite"]  # 31 / (3 × 3), not 31 / 3
 
 
 def make_root(tmp_path, names):

@@ -125,13 +125,13 @@ def table(floor: Run, runs: Sequence[Run], budgets: Budgets = Budgets()) -> str:
     bad = violations(floor, runs, budgets)
     width = max([len(FLOOR_NAME), *(len(r.path) for r in runs)]) + 2
 
-    def ratio(wall: float) -> str:
-        return f"{wall / floor.wall_s:12.2f}" if floor.wall_s > 0 else f"{'—':>12}"
+    def ratio(wall: float, n: int = 1) -> str:
+        return f"{wall / (n * floor.wall_s):12.2f}" if floor.wall_s > 0 and n else f"{'—':>12}"
 
-    def row(name: str, key: str, wall: float, peak: float | None) -> str:
+    def row(name: str, key: str, wall: float, peak: float | None, n: int = 1) -> str:
         mark = "✗" if key in bad else "✓"
         peak_s = f"{peak:9.0f}" if peak is not None else " " * 9
-        line = f"{mark} {name:<{width}}{wall:8.2f}{peak_s}{ratio(wall)}"
+        line = f"{mark} {name:<{width}}{wall:8.2f}{peak_s}{ratio(wall, n)}"
         return line + ("   " + "; ".join(bad[key]) if key in bad else "")
 
     lines = [f"  {'notebook':<{width}}{'wall s':>8}{'peak MB':>9}{'wall÷floor':>12}"]
@@ -139,10 +139,10 @@ def table(floor: Run, runs: Sequence[Run], budgets: Budgets = Budgets()) -> str:
     lines += [row(r.path, r.path, r.wall_s, r.peak_rss_mb) for r in runs]
     allowance = budgets.suite_wall_s(floor.wall_s, len(runs))
     suite = f"suite ({len(runs)} notebooks, budget {allowance:.1f} s)"
-    lines.append(row(suite, "suite", suite_wall(runs), None))
+    lines.append(row(suite, "suite", suite_wall(runs), None, len(runs)))  # ratio: per notebook
     lines.append(
         f"budgets: ≤ {budgets.wall_s:g} s and ≤ {budgets.rss_mb:g} MB per notebook; "
-        f"suite ≤ {budgets.suite_factor:g} × n × floor"
+        f"suite ≤ {budgets.suite_factor:g} × n × floor (its wall÷floor is per notebook)"
     )
     return "\n".join(lines)
 
