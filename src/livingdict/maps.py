@@ -137,11 +137,13 @@ def draw_graph(ax, a, *, threshold: float = 0.05, title: str = "") -> None:
     ``A[t, s] > threshold`` (width and opacity ∝ weight; self-loops as rings)."""
     a = _square(a, "draw_graph").detach().cpu().numpy().astype(float)
     n = a.shape[0]
+    reach = {True: 0.0, False: 0.0}  # how far arcs bend above (forward) and below (backward)
     for t, s in zip(*np.nonzero(a > threshold), strict=True):
         w = a[t, s]
         if s == t:
             ax.add_patch(_ring(t, w))
             continue
+        reach[bool(t > s)] = max(reach[bool(t > s)], 0.2 * abs(t - s))
         style = dict(arrowstyle="-|>", color="#0072B2", alpha=0.25 + 0.75 * w, lw=0.5 + 3 * w)
         arc = "arc3,rad=-0.4"  # drawn s → t: forward edges bend up, backward edges down
         ax.annotate(
@@ -150,7 +152,9 @@ def draw_graph(ax, a, *, threshold: float = 0.05, title: str = "") -> None:
     ax.scatter(range(n), [0] * n, s=180, color="white", edgecolor="black", zorder=3)
     for i in range(n):
         ax.text(i, 0, str(i), ha="center", va="center", fontsize=7, zorder=4)
-    ax.set(xlim=(-0.8, n - 0.2), ylim=(-0.22 * n - 0.3, 0.22 * n + 0.5), title=title)
+    ax.set(
+        xlim=(-0.8, n - 0.2), ylim=(-reach[False] - 0.4, max(reach[True], 0.3) + 0.35), title=title
+    )
     ax.set_xlabel("position (arc s → t: t reads from s)")
     ax.set_yticks([])
     ax.set_aspect("equal")
