@@ -93,6 +93,9 @@ def test_summary_counts_verdicts_of_passed_checks_only():
 def test_short_renders_ledger_values_compactly():
     assert ext.short(3.5762786865234375e-07) == "3.58e-07"
     assert ext.short({"linear": 0.0, "control": 1.135}) == "linear = 0; control = 1.14"
+    assert ext.short({"n": {"a": 0.5, "b": [1, 2]}}) == "n = {a = 0.5, b = [1, 2]}"
+    assert ext.measured_lines({"a": 1.0, "b": {"c": 2}}) == ["a = 1", "b = {c = 2}"]
+    assert ext.measured_lines(0.25) == ["0.25"]
     assert ext.short(list(range(10))) == "[0, 1, 2, 3, 4, 5, 6, 7, …]"
     assert ext.short("x" * 500, limit=10) == "x" * 9 + "…"
     assert ext.short(True) == "True"

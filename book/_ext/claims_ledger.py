@@ -59,7 +59,7 @@ CHECK_TEXT = {
     "failed": "✗ FAILED",
     "missing": "✗ no ledger line",
     "unbuilt": "not built",
-    "pending": "—",
+    "pending": "",
 }
 
 
@@ -141,20 +141,31 @@ def summary_counts(
     return counts
 
 
-def short(value: Any, limit: int = 160) -> str:
-    """A compact, readable rendering of a ledger value (numbers to 3 significant digits)."""
+def short(value: Any, limit: int = 160, nested: bool = False) -> str:
+    """A compact, readable rendering of a ledger value (numbers to 3 significant digits).
+
+    A dict reads ``a = 1; b = 2``; a dict inside it is braced: ``a = {x = 1, y = 2}``.
+    """
     if isinstance(value, bool):
         text = str(value)
     elif isinstance(value, float):
         text = f"{value:.3g}"
     elif isinstance(value, dict):
-        text = "; ".join(f"{k} = {short(v, 48)}" for k, v in value.items())
+        items = [f"{k} = {short(v, 60, nested=True)}" for k, v in value.items()]
+        text = "{" + ", ".join(items) + "}" if nested else "; ".join(items)
     elif isinstance(value, list):
-        head = ", ".join(short(v, 20) for v in value[:8])
+        head = ", ".join(short(v, 20, nested=True) for v in value[:8])
         text = "[" + head + (", …]" if len(value) > 8 else "]")
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def measured_lines(value: Any) -> list[str]:
+    """The ledger's ``measured`` as table lines: one per top-level key of a dict."""
+    if isinstance(value, dict):
+        return [f"{k} = {short(v, 80, nested=True)}" for k, v in value.items()]
+    return [short(value)]
 
 
 # ---------------------------------------------------------------------- directives
@@ -253,12 +264,12 @@ def _table(app: Sphinx, fromdoc: str, chapter: str | None, latest: dict) -> node
     chapters = claims.chapters()
     built = _built(app)
     rows = [e for e in reg.values() if chapter is None or str(e["chapter"]) == str(chapter)]
-    header = ["claim", "statement and lesson", "verdict", "measured (latest build)", "check"]
-    widths = [7, 45, 12, 28, 10]
+    header = ["claim", "statement and lesson", "verdict and check", "measured (latest build)"]
+    widths = [9, 43, 18, 30]
     if chapter is None:
         header.insert(2, "essay section")
-        widths = [7, 38, 13, 12, 22, 10]
-    table = nodes.table(classes=["claims-ledger", "full-width"])
+        widths = [8, 33, 14, 17, 28]
+    table = nodes.table(classes=["claims-ledger", "colwidths-given"])
     group = nodes.tgroup(cols=len(header))
     table += group
     for width in widths:
@@ -285,14 +296,18 @@ def _table(app: Sphinx, fromdoc: str, chapter: str | None, latest: dict) -> node
         else:
             lesson += nodes.emphasis(text="Lesson not written yet.")
         shown = rec is not None and status in ("passed", "failed")
-        measured = nodes.paragraph(text=short(rec["measured"]) if shown else "—")
-        check = CHECK_TEXT[status] + (f" (seed {rec.get('seed')})" if shown else "")
+        measured = nodes.line_block()
+        for line in measured_lines(rec["measured"]) if shown else ["—"]:
+            measured += nodes.line(text=line)
+        check = CHECK_TEXT[status] + (f", seed {rec.get('seed')}" if shown else "")
         cells: list[list[nodes.Node]] = [
             [idpar],
             [statement, lesson],
-            [nodes.paragraph("", "", _badge(e.get("verdict")))],
+            [
+                nodes.paragraph("", "", _badge(e.get("verdict"))),
+                nodes.paragraph(text=check, classes=["claim-check"]),
+            ],
             [measured],
-            [nodes.paragraph(text=check)],
         ]
         if chapter is None:
             cells.insert(2, [nodes.paragraph(text=chapters[str(e["chapter"])]["section"])])
@@ -329,7 +344,7 @@ def _verdict_box(app: Sphinx, fromdoc: str, ids: list[str], latest: dict) -> nod
             check += nodes.Text(f"Measured: {short(rec['measured'], 400)}. ")
             check += nodes.Text(f"Expected: {short(rec['expected'], 400)}.")
         else:
-            check += nodes.emphasis(text=f"Check: {CHECK_TEXT[status]}.")
+            check += nodes.emphasis(text=f"Check: {CHECK_TEXT[status] or 'pending'}.")
         box += check
     index = next((d for d, m in app.env.metadata.items() if m.get("claims_ledger_index")), None)
     if index:
