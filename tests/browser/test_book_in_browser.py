@@ -1,12 +1,13 @@
 """The rendered book, as a reader's browser shows it (headless Chromium, see conftest).
 
 For every page: it loads with no JavaScript error and no broken local resource, shows
-no raw widget placeholder, dark mode toggles, and a screenshot lands in
-``_build/screenshots/``. For every lesson page (``notebooks/...``): at least one
-rendered figure, its verdict box, and Binder and Colab launch buttons whose URLs point
-at the repository of ``_config.yml``; every figure has a caption and alt text that
-says what it shows; solutions start collapsed; each chapter has at least two
-exercises. Search finds a lesson, and a chapter-3 page once one exists.
+no raw widget placeholder, dark mode toggles, and a full-page screenshot lands in
+``_build/screenshots/`` (``dark/`` holds each lesson's first figure in dark mode).
+For every lesson page (``notebooks/...``): at least one rendered figure, its verdict
+box, and Binder and Colab launch buttons whose URLs point at the repository of
+``_config.yml``; every figure has a caption and alt text that says what it shows;
+solutions start collapsed; each chapter has at least two exercises. Search finds a
+lesson, and a chapter-3 page once one exists.
 """
 
 from __future__ import annotations
@@ -179,10 +180,12 @@ def survey(browser, site: str, page: str, screenshots: Path) -> Report:
         report.light = _background_luminance(p)
         report.dark_reached = _toggle_to(p, "dark")
         report.dark = _background_luminance(p)
-        if page in LESSONS:
+        first_figure = p.locator("article .cell_output figure, article .cell_output img").first
+        if page in LESSONS and first_figure.count():
+            # the lesson's first figure in dark mode: is it still legible?
             shot = screenshots / "dark" / _shot_name(page)
             shot.parent.mkdir(exist_ok=True)
-            p.screenshot(path=str(shot), full_page=True)
+            first_figure.screenshot(path=str(shot))
         _toggle_to(p, "light")
     finally:
         context.close()
