@@ -81,7 +81,7 @@ def animate(
         raise ValueError(f"animate: keys {snaps.keys[0].shape} do not reshape to {shape}")
     # A fixed layout renders each frame ~2x faster than constrained layout. (layout="none"
     # is not enough: savefig resets it to the rc default after the first frame.)
-    fig = plt.figure(figsize=(8.4, 3.1), dpi=72, layout=PlaceHolderLayoutEngine(True, True))
+    fig = plt.figure(figsize=(8.4, 3.1), dpi=84, layout=PlaceHolderLayoutEngine(True, True))
     cols = n // 2
     grid = fig.add_gridspec(
         2,
@@ -121,7 +121,7 @@ def animate(
         vimg.set_clim(-vlim, vlim)
         lk.set_data(snaps.epochs[: t + 1], dk[: t + 1])
         lv.set_data(snaps.epochs[: t + 1], dv[: t + 1])
-        fig.suptitle(f"epoch {snaps.epochs[t]}: keys and values both keep changing", fontsize=10)
+        fig.suptitle(f"The dictionary after {snaps.epochs[t]} epochs of training", fontsize=10)
         return [*imgs, vimg, lk, lv]
 
     anim = FuncAnimation(fig, update, frames=len(snaps.epochs), interval=1000 // fps)
