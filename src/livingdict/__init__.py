@@ -18,9 +18,11 @@ __all__ = ["setup", "current_seed", "torch_threads", "DEFAULT_SEED", "TORCH_THRE
 __version__ = "0.1.0"
 
 DEFAULT_SEED = 0
-#: Tiny models run faster on one thread than on two on a 2-core machine (the
-#: measurement is in the harness issue's notes); one thread also keeps results
-#: bit-for-bit reproducible across machines with different core counts.
+#: Tiny models run faster on one thread than on two on a 2-core machine: the six
+#: slowest lessons took 55 s on 1 thread and 378 s on 2 (sum of medians, ABBA order,
+#: 2 shared cores; with other work on the cores, torch's second thread mostly waits).
+#: One thread also keeps results bit-for-bit reproducible across machines.
+#: ``$LIVINGDICT_TORCH_THREADS`` overrides it, for that measurement.
 TORCH_THREADS = 1
 
 _seed: int | None = None
