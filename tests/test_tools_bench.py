@@ -132,9 +132,20 @@ def test_main_writes_every_notebook_and_passes(tmp_path, capsys):
 def test_main_exits_1_on_an_exceeded_budget(tmp_path, capsys):
     root = make_root(tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"])
     _, run_file, run_floor = fake_runs([4.0, 21.0])
-    assert bench.main([], run_file=run_file, run_floor=run_floor, root=root) == 1
+
+    def with_cells(path, env):
+        r = run_file(path, env)
+        cells = ((1, 0.5, "import torch"), (3, 19.0, "train.fit(model)"), (4, 0.1, "x"))
+        return Run(r.path, r.wall_s, r.peak_rss_mb, cells=cells)
+
+    assert bench.main([], run_file=with_cells, run_floor=run_floor, root=root) == 1
     out = capsys.readouterr().out
     assert "bench: FAILED" in out and "wall 21.00 s > 20 s" in out
+    slow = [ln for ln in out.splitlines() if ln.strip().startswith("slowest cells")]
+    assert slow == [
+        "  slowest cells of notebooks/00_a/02_y.ipynb: #3 19.0 s `train.fit(model)`; "
+        "#1 0.5 s `import torch`; #4 0.1 s `x`"
+    ]
     assert (root / "_build" / "bench.json").is_file()
 
 

@@ -46,6 +46,11 @@ def test_a_real_kernel_is_measured_and_gets_the_environment(tmp_path, monkeypatc
     assert backend == "module://matplotlib_inline.backend_inline"  # the reader's backend
     assert nb.cells[3].outputs == []
     assert r.seed == 3
+    assert [(i, head) for i, _, head in r.cells] == [
+        (0, "import numpy as np"),
+        (1, "import os, time"),
+    ]
+    assert r.cells[1][1] >= 0.5  # the cell that sleeps
 
 
 SPIKE = f"import numpy as np, time\nx = np.ones({ALLOC_MB} * 2**20 // 8)\ntime.sleep(0.3)\ndel x"

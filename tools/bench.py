@@ -10,7 +10,8 @@ run also warms the disk cache for the lessons). Prints a table (notebook, wall s
 MB, wall ÷ floor) marking every exceeded budget, writes ``{"floor": {"wall_s",
 "peak_rss_mb"}, "notebooks": [{"path", "wall_s", "peak_rss_mb"}, …], "suite_wall_s"}``
 to ``_build/bench.json`` (``_build/bench-subset.json`` when notebooks are named), and
-exits 1 when a budget is exceeded or a notebook fails.
+exits 1 when a budget is exceeded or a notebook fails; for each notebook over a budget
+it names the three slowest cells.
 
 Budgets: each notebook ≤ 20 s wall and ≤ 1,024 MB peak RSS; the suite (the sum of the
 notebooks' wall times) ≤ 3 × (number of notebooks × floor wall). The kernels write
@@ -196,9 +197,16 @@ def main(
 
     print()
     print(table(floor, runs))
+    bad = violations(floor, runs)
+    for r in runs:
+        if r.path in bad and r.cells:
+            slow = sorted(r.cells, key=lambda c: -c[1])[:3]
+            print(
+                f"  slowest cells of {r.path}: "
+                + "; ".join(f"#{i} {t:.1f} s `{h}`" for i, t, h in slow)
+            )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(to_json(floor, runs), indent=2) + "\n", encoding="utf-8")
-    bad = violations(floor, runs)
     print(f"wrote {out}")
     if bad:
         print(f"bench: FAILED ({sum(len(v) for v in bad.values())} budget(s) exceeded or errors)")

@@ -46,6 +46,8 @@ class Run:
     peak_rss_mb: float
     error: str | None = None
     seed: int | None = None
+    #: (cell index, seconds, first source line) of every code cell that ran, in order
+    cells: tuple[tuple[int, float, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -149,8 +151,11 @@ def _describe(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[-1] if text else ''}"
 
 
-async def _execute(client: NotebookClient, env: dict[str, str], stderr) -> tuple[float, float, str]:
-    """Run all cells; return (wall seconds, peak MB, error text or '')."""
+async def _execute(
+    client: NotebookClient, env: dict[str, str], stderr, cells: list
+) -> tuple[float, float, str]:
+    """Run all cells, appending each code cell's timing to ``cells``; return (wall
+    seconds, peak MB, error text or '')."""
     t0 = time.perf_counter()
     wall, peak, error = 0.0, 0.0, ""
     monitor: PeakRss | None = None
@@ -161,9 +166,13 @@ async def _execute(client: NotebookClient, env: dict[str, str], stderr) -> tuple
             monitor.start()
             try:
                 for index, cell in enumerate(client.nb.cells):
+                    c0 = time.perf_counter()
                     await client.async_execute_cell(
                         cell, index, execution_count=client.code_cells_executed + 1
                     )
+                    if cell.cell_type == "code":
+                        head = next((ln for ln in cell.source.splitlines() if ln.strip()), "")
+                        cells.append((index, round(time.perf_counter() - c0, 3), head[:60]))
             except Exception as err:  # the notebook failed: report it, keep the numbers
                 error = f"cell {index}: {_describe(err)}"
             wall = time.perf_counter() - t0
@@ -198,13 +207,14 @@ def execute(
         resources={"metadata": {"path": str(cwd)}},
     )
     with tempfile.TemporaryFile("w+") as log:
-        wall, peak, error = asyncio.run(_execute(client, kernel_env(env), log))
+        cells: list[tuple[int, float, str]] = []
+        wall, peak, error = asyncio.run(_execute(client, kernel_env(env), log, cells))
         if error:
             log.seek(0)
             tail = [ln for ln in log.read().splitlines() if "without encryption" not in ln]
             if tail:
                 error += "\n    kernel stderr: " + "\n    ".join(tail[-5:])
-    return Run(name, round(wall, 3), round(peak, 1), error or None, seed)
+    return Run(name, round(wall, 3), round(peak, 1), error or None, seed, tuple(cells))
 
 
 def run_file(
