@@ -102,7 +102,7 @@ def _toggle_to(page, mode: str) -> bool:
 FIGURES_JS = """(imgs) => imgs.map((i) => {
     const fig = i.closest('figure');
     const cap = fig ? fig.querySelector('figcaption') : null;
-    return {alt: i.getAttribute('alt'), caption: cap ? cap.innerText.trim() : '',
+    return {alt: i.getAttribute('alt'), caption: cap ? cap.textContent.trim() : '',
             width: i.complete ? i.naturalWidth : 0};
 })"""
 SOLUTIONS_JS = """(sols) => sols.map((s) => ({
