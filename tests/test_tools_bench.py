@@ -141,12 +141,31 @@ def test_main_exits_1_on_an_exceeded_budget(tmp_path, capsys):
     assert bench.main([], run_file=with_cells, run_floor=run_floor, root=root) == 1
     out = capsys.readouterr().out
     assert "bench: FAILED" in out and "wall 21.00 s > 20 s" in out
-    slow = [ln for ln in out.splitlines() if ln.strip().startswith("slowest cells")]
+    slow = [ln for ln in out.splitlines() if ln.strip().startswith("slowest cells of n")]
     assert slow == [
         "  slowest cells of notebooks/00_a/02_y.ipynb: #3 19.0 s `train.fit(model)`; "
         "#1 0.5 s `import torch`; #4 0.1 s `x`"
     ]
     assert (root / "_build" / "bench.json").is_file()
+
+
+def test_main_names_the_suites_slowest_cells(tmp_path, capsys):
+    root = make_root(tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"])
+    _, run_file, run_floor = fake_runs([10.0, 10.0])  # 20 s > 3 × 2 × 3 s
+
+    def with_cells(path, env):
+        r = run_file(path, env)
+        return Run(r.path, r.wall_s, r.peak_rss_mb, cells=((2, 1.0, "a"), (5, 7.5, "fit")))
+
+    assert bench.main([], run_file=with_cells, run_floor=run_floor, root=root) == 1
+    out = capsys.readouterr().out.splitlines()
+    i = out.index("  slowest cells of the suite:")
+    assert out[i + 1 : i + 5] == [
+        "      7.50 s  notebooks/00_a/01_x.ipynb #5 `fit`",
+        "      7.50 s  notebooks/00_a/02_y.ipynb #5 `fit`",
+        "      1.00 s  notebooks/00_a/01_x.ipynb #2 `a`",
+        "      1.00 s  notebooks/00_a/02_y.ipynb #2 `a`",
+    ]
 
 
 def test_main_on_a_subset_keeps_bench_json(tmp_path):

@@ -11,7 +11,7 @@ MB, wall ÷ floor) marking every exceeded budget, writes ``{"floor": {"wall_s",
 "peak_rss_mb"}, "notebooks": [{"path", "wall_s", "peak_rss_mb"}, …], "suite_wall_s"}``
 to ``_build/bench.json`` (``_build/bench-subset.json`` when notebooks are named), and
 exits 1 when a budget is exceeded or a notebook fails; for each notebook over a budget
-it names the three slowest cells.
+it names the three slowest cells (and, when the suite is over budget, the suite's eight).
 
 Budgets: each notebook ≤ 20 s wall and ≤ 1,024 MB peak RSS; the suite (the sum of the
 notebooks' wall times) ≤ 3 × (number of notebooks × floor wall). The kernels write
@@ -198,6 +198,11 @@ def main(
     print()
     print(table(floor, runs))
     bad = violations(floor, runs)
+    if "suite" in bad:
+        cells = [(t, r.path, i, h) for r in runs for i, t, h in r.cells]
+        print("  slowest cells of the suite:")
+        for t, path, i, h in sorted(cells, key=lambda c: -c[0])[:8]:
+            print(f"    {t:6.2f} s  {path} #{i} `{h}`")
     for r in runs:
         if r.path in bad and r.cells:
             slow = sorted(r.cells, key=lambda c: -c[1])[:3]
