@@ -21,44 +21,120 @@ def ledger(tmp_path, monkeypatch):
     return path
 
 
+OK = dict(
+    measured={"largest error": 1e-7, "error of the shuffled control": 0.4},
+    expected={"largest error": "< 1e-5"},
+    controls={"shuffled values": False},
+)
+
+
 def test_passing_check_writes_one_record(ledger, capsys):
     livingdict.setup(7)
-    rec = claims.check("C0.1", True, measured={"err": 1e-7}, expected="< 1e-5", note="n")
-    line = capsys.readouterr().out
-    assert line.startswith("✓ C0.1") and "1e-07" in line
+    rec = claims.check("C0.1", True, note="n", **OK)
+    out = capsys.readouterr().out
+    assert out.startswith("✓ C0.1 reproduced (seed 7)")
+    assert "largest error: 1e-07 (expected < 1e-5)" in out
+    assert "shuffled values: ✓ failed, as it must" in out
     (stored,) = claims.read_ledger(ledger)
     assert stored == rec
-    assert set(stored) == {
-        "id",
-        "passed",
-        "measured",
-        "expected",
-        "note",
-        "notebook",
-        "seed",
-        "time",
-    }
+    assert stored["controls"] == {"shuffled values": False}
+    assert stored["conditions"][0]["held"] is True
+    assert stored["conditions"][0]["margin"] == pytest.approx(0.99)
     assert stored["seed"] == 7 and stored["notebook"] == "notebooks/test/nb"
 
 
 def test_failing_check_raises_with_numbers_and_is_recorded(ledger):
-    with pytest.raises(AssertionError, match=r"C1.2.*0.9.*0.1"):
-        claims.check("C1.2", False, measured=0.9, expected=0.1)
+    with pytest.raises(AssertionError, match=r"C1.2.*\n.*0.9 \(expected < 0.1\)"):
+        claims.check(
+            "C1.2",
+            False,
+            measured={"mean correlation": 0.9},
+            expected={"mean correlation": "< 0.1"},
+            controls={"identity matrix": True},
+        )
     assert json.loads(ledger.read_text())["passed"] is False
+
+
+def test_a_control_that_passes_fails_the_check(ledger):
+    kw = {**OK, "controls": {"shuffled values": True, "untrained": False}}
+    with pytest.raises(AssertionError, match="shuffled values: ✗ passed"):
+        claims.check("C0.1", True, **kw)
+    assert json.loads(ledger.read_text())["passed"] is False
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"controls": {}}, "at least one control"),
+        ({"expected": {}}, "no condition"),
+        ({"measured": {"largest_error": 1e-7}}, "not a plain name"),
+        ({"expected": {"largest error": "small"}}, "not one of"),
+        ({"expected": {"other thing": "< 1"}}, "measured lacks"),
+    ],
+)
+def test_malformed_checks_are_rejected_before_recording(ledger, change, message):
+    with pytest.raises(ValueError, match=message):
+        claims.check("C0.1", True, **{**OK, **change})
+    assert not ledger.exists()
+
+
+def test_passed_must_agree_with_the_conditions(ledger):
+    with pytest.raises(ValueError, match="contradicts"):
+        claims.check("C0.1", False, **OK)
+    with pytest.raises(ValueError, match="contradicts"):
+        claims.check(
+            "C0.1", True, **{**OK, "measured": {"largest error": 1.0}}
+        )
 
 
 def test_unknown_id_is_rejected(ledger):
     with pytest.raises(ValueError, match="C9.9"):
-        claims.check("C9.9", True, measured=1, expected=1)
+        claims.check("C9.9", True, **OK)
     assert not ledger.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "held", "margin"),
+    [
+        ("< 0.1", 0.05, True, 0.5),
+        ("< 0.1", 0.1, False, 0.0),
+        ("<= 0.1", 0.1, True, 0.0),
+        ("> 2", 3.0, True, 0.5),
+        (">= 2", 1.0, False, -0.5),
+        ("== 0", 0.0, True, 0.0),
+        ("== 0", 1e-9, False, -1e-9),
+        ("0.5 ± 0.1", 0.55, True, 0.5),
+        ("0.5 ± 0.1", 0.65, False, -0.5),
+        ("in [1, 3]", 1.5, True, 0.5),
+        ("in [1, 3]", 3.5, False, -0.5),
+        ("true", True, True, 1.0),
+        ("false", True, False, -1.0),
+        ("< 1e-5", 1e-7, True, 0.99),
+    ],
+)
+def test_conditions(text, value, held, margin):
+    cond = claims.Condition.parse(text)
+    assert cond.holds(value) is held
+    assert cond.margin(value) == pytest.approx(margin)
+
+
+def test_a_list_must_meet_the_condition_everywhere():
+    (row,) = claims.evaluate({"errors": [0.01, 0.2]}, {"errors": "< 0.1"})
+    assert row["held"] is False and row["margin"] == pytest.approx(-1.0)
 
 
 def test_arrays_and_infinities_are_serialised(ledger):
     import numpy as np
 
-    claims.check("C0.1", True, measured=np.array([1.0, np.inf]), expected=float("nan"))
+    claims.check(
+        "C0.1",
+        True,
+        measured={"errors": np.array([1e-9, 0.0]), "ratio": np.inf},
+        expected={"errors": "< 1e-6"},
+        controls={"random map": False},
+    )
     rec = claims.read_ledger(ledger)[0]
-    assert rec["measured"] == [1.0, "inf"] and rec["expected"] == "nan"
+    assert rec["measured"] == {"errors": [1e-9, 0.0], "ratio": "inf"}
 
 
 def test_default_ledger_is_under_repo_build(monkeypatch, tmp_path):
@@ -74,7 +150,7 @@ def test_registry_covers_the_spec_exactly():
         assert spec_ids == set(reg)
     for cid, entry in reg.items():
         assert entry["claim"].strip(), cid
-        assert entry["verdict"] in (None, "holds", "holds with caveats", "does not hold"), cid
+        assert entry["verdict"] in (None, *claims.VERDICTS), cid
         assert (entry["verdict"] is None) == (entry["notebook"] is None), cid
         if entry["notebook"]:
             assert (ROOT / (entry["notebook"] + ".ipynb")).is_file(), cid

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-VERDICTS = ("holds", "holds with caveats", "does not hold")
+from livingdict.claims import VERDICTS  # noqa: E402
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(?P<q>["'])(?P<id>[^"'\n]+)(?P=q)""")
 TOC_SUFFIXES = (".md", ".ipynb", ".rst")
 

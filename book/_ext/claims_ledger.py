@@ -50,9 +50,14 @@ from livingdict import claims
 logger = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
 
-VERDICTS = ("holds", "holds with caveats", "does not hold")
+VERDICTS = claims.VERDICTS
 #: admonition class of a verdict box (pydata-sphinx-theme colours: tip is green)
-BOX_CLASS = {"holds": "tip", "holds with caveats": "warning", "does not hold": "danger"}
+BOX_CLASS = {
+    "holds": "tip",
+    "holds with caveats": "warning",
+    "conclusion holds, reason does not": "warning",
+    "does not hold": "danger",
+}
 #: how the "check" column reads for each status
 CHECK_TEXT = {
     "passed": "✓ passed",

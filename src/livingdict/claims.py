@@ -1,13 +1,21 @@
 """Every claim of the book is checked by one call, and every check leaves a trace.
 
-``check(claim_id, passed, measured=..., expected=...)`` prints a one-line verdict,
-appends a JSON line to the ledger and raises ``AssertionError`` with the numbers when
-the claim does not reproduce. The ledger feeds the book's claims page.
+    check(claim_id, passed, measured=..., expected=..., controls=...)
 
-Ledger file: ``$LIVINGDICT_LEDGER`` if set, else ``<repo>/_build/ledger.jsonl``, where
-``<repo>`` is the checkout that holds ``_config.yml`` (found from the working
-directory or from this package), else ``./_build/ledger.jsonl``.
-The registry of claim ids is ``claims.yml`` beside this module.
+``measured`` names each quantity in plain words (``"retrieval error at N = d"``),
+``expected`` gives the condition it must meet (``"< 1e-6"``), and ``controls`` says,
+for each *control* — the same test applied to something that must fail it (the wrong
+law, the mechanism removed, an untrained network) — whether it passed the test. The
+check passes when every condition holds and every control fails. It prints a short
+table, appends a JSON line to the ledger (which feeds the book's verdict boxes and
+claims page) and raises ``AssertionError`` with the numbers when the claim does not
+reproduce.
+
+This module is also the one source of truth for the registry of claims
+(``claims.yml``), the verdict words and the list of lesson notebooks: the tools, the
+Sphinx extension and the tests read them from here.
+
+Ledger file: ``$LIVINGDICT_LEDGER`` if set, else ``<repo>/_build/ledger.jsonl``.
 """
 
 from __future__ import annotations
@@ -16,6 +24,9 @@ import datetime as _dt
 import json
 import math
 import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -24,22 +35,35 @@ import yaml
 
 REGISTRY_PATH = Path(__file__).with_name("claims.yml")
 
+#: The verdicts a lesson can reach, from "the essay is right" to "it is wrong".
+#: "conclusion holds, reason does not" is for a claim of the form "X, because Y"
+#: where X is true and Y is not.
+VERDICTS = (
+    "holds",
+    "holds with caveats",
+    "conclusion holds, reason does not",
+    "does not hold",
+)
 
-@lru_cache(maxsize=1)
-def registry() -> dict[str, dict[str, Any]]:
-    """The claims registry: ``{id: {chapter, section, claim, verdict, notebook}}``."""
-    entries = yaml.safe_load(REGISTRY_PATH.read_text(encoding="utf-8"))["claims"]
-    return {e["id"]: e for e in entries}
+
+# ------------------------------------------------------------------ the registry
+@lru_cache(maxsize=4)
+def _load(path: Path) -> dict[str, Any]:
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
 
 
-def chapters() -> dict[str, dict[str, str]]:
-    """The chapters of the registry: ``{"1": {title, section}, …, "B": …}``."""
-    raw = yaml.safe_load(REGISTRY_PATH.read_text(encoding="utf-8"))["chapters"]
-    return {str(k): v for k, v in raw.items()}
+def registry(path: Path = REGISTRY_PATH) -> dict[str, dict[str, Any]]:
+    """The registry: ``{id: {id, chapter, claim, verdict, notebook}}`` in book order."""
+    return {e["id"]: e for e in _load(Path(path))["claims"]}
+
+
+def chapters(path: Path = REGISTRY_PATH) -> dict[str, dict[str, str]]:
+    """The chapters: ``{"0": {title, section}, …, "B": …}``."""
+    return {str(k): v for k, v in _load(Path(path))["chapters"].items()}
 
 
 def repo_root() -> Path | None:
-    """The book's checkout (the folder with ``_config.yml`` and ``notebooks/``), if any."""
+    """The book's checkout (the folder with ``_config.yml`` and ``notebooks/``)."""
     for start in (Path.cwd(), Path(__file__).resolve()):
         for folder in (start, *start.parents):
             if (folder / "_config.yml").is_file() and (folder / "notebooks").is_dir():
@@ -47,13 +71,125 @@ def repo_root() -> Path | None:
     return None
 
 
+def notebooks(root: Path) -> list[Path]:
+    """Every lesson ``*.ipynb`` under ``root/notebooks``, outside hidden folders."""
+    base = Path(root) / "notebooks"
+    if not base.is_dir():
+        return []
+    return sorted(
+        p
+        for p in base.rglob("*.ipynb")
+        if not any(part.startswith(".") for part in p.relative_to(base).parts)
+    )
+
+
+# ---------------------------------------------------------------- the conditions
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+_OPS = {
+    "<": lambda m, t: m < t,
+    "<=": lambda m, t: m <= t,
+    ">": lambda m, t: m > t,
+    ">=": lambda m, t: m >= t,
+    "==": lambda m, t: m == t,
+}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition a measured number must meet, parsed from ``expected`` text.
+
+    Forms: ``"< t"``, ``"<= t"``, ``"> t"``, ``">= t"``, ``"== t"``,
+    ``"a ± h"`` (``|m − a| <= h``), ``"in [a, b]"`` (``a <= m <= b``),
+    ``"true"`` / ``"false"`` (a yes/no finding). A list of measured numbers must
+    meet it element by element.
+    """
+
+    text: str
+    op: str
+    lo: float
+    hi: float = math.nan
+
+    @classmethod
+    def parse(cls, text: str) -> Condition:
+        s = str(text).strip()
+        if s in ("true", "false"):
+            return cls(s, "is", 1.0 if s == "true" else 0.0)
+        if m := re.fullmatch(rf"(<=|>=|==|<|>)\s*({_NUMBER})", s):
+            return cls(s, m[1], float(m[2]))
+        if m := re.fullmatch(rf"({_NUMBER})\s*±\s*({_NUMBER})", s):
+            return cls(s, "±", float(m[1]), float(m[2]))
+        if m := re.fullmatch(rf"in \[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]", s):
+            return cls(s, "in", float(m[1]), float(m[2]))
+        raise ValueError(
+            f"expected condition {text!r} is not one of '< t', '<= t', '> t', "
+            "'>= t', '== t', 'a ± h', 'in [a, b]', 'true', 'false'"
+        )
+
+    def holds(self, value: float | bool) -> bool:
+        """Whether one measured value meets the condition."""
+        if self.op == "is":
+            return bool(value) == bool(self.lo)
+        v = float(value)
+        if self.op == "±":
+            return abs(v - self.lo) <= self.hi
+        if self.op == "in":
+            return self.lo <= v <= self.hi
+        return bool(_OPS[self.op](v, self.lo))
+
+    def margin(self, value: float | bool) -> float:
+        """How far inside (> 0) or outside (< 0) the condition a value lies,
+        relative to the threshold's scale (``|t|``, or the band's half-width):
+        0.5 means the value could move half the scale before the check fails."""
+        if self.op == "is":
+            return 1.0 if self.holds(value) else -1.0
+        v = float(value)
+        if self.op == "±":
+            return (self.hi - abs(v - self.lo)) / (self.hi or 1.0)
+        if self.op == "in":
+            half = (self.hi - self.lo) / 2 or 1.0
+            return min(v - self.lo, self.hi - v) / half
+        scale = abs(self.lo) or 1.0
+        if self.op == "==":
+            return -abs(v - self.lo) / scale
+        gap = self.lo - v if self.op in ("<", "<=") else v - self.lo
+        return gap / scale
+
+
+def _values(x: Any) -> list[Any]:
+    x = x.tolist() if hasattr(x, "tolist") else x
+    if isinstance(x, (list, tuple)):
+        return [v for item in x for v in _values(item)]
+    return [x]
+
+
+def evaluate(
+    measured: Mapping[str, Any], expected: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """Each condition of ``expected`` applied to its ``measured`` quantity:
+    ``[{"name", "expected", "held", "margin"}, …]`` (margin: the worst element's)."""
+    rows = []
+    for name, text in expected.items():
+        if name not in measured:
+            raise ValueError(f"expected names {name!r}, which measured lacks")
+        cond = Condition.parse(text)
+        values = _values(measured[name])
+        if not values:
+            raise ValueError(f"measured {name!r} is empty")
+        held = all(cond.holds(v) for v in values)
+        margin = min(cond.margin(v) for v in values)
+        rows.append(
+            {"name": name, "expected": cond.text, "held": held, "margin": margin}
+        )
+    return rows
+
+
+# --------------------------------------------------------------------- the check
 def ledger_path() -> Path:
-    """Where ``check`` appends: ``$LIVINGDICT_LEDGER`` or ``<repo>/_build/ledger.jsonl``."""
+    """``$LIVINGDICT_LEDGER``, else ``<repo>/_build/ledger.jsonl``."""
     env = os.environ.get("LIVINGDICT_LEDGER")
     if env:
         return Path(env)
-    root = repo_root() or Path.cwd()
-    return root / "_build" / "ledger.jsonl"
+    return (repo_root() or Path.cwd()) / "_build" / "ledger.jsonl"
 
 
 def _notebook_name(claim_id: str) -> str | None:
@@ -84,13 +220,25 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
-def _fmt(x: Any) -> str:
+def _label(name: Any, what: str) -> str:
+    """A quantity's name must read as words, not as a variable name."""
+    s = str(name)
+    if not s.strip() or "_" in s or re.search(r"[<>=]=?\s*$", s):
+        raise ValueError(
+            f"{what} {s!r} is not a plain name: write what it is in words "
+            "(no underscores, no trailing operator)"
+        )
+    return s
+
+
+def fmt(x: Any) -> str:
+    """A number as the book prints it: 3 significant digits."""
+    if isinstance(x, bool):
+        return "yes" if x else "no"
     if isinstance(x, float):
-        return f"{x:.4g}"
-    if isinstance(x, dict):
-        return "{" + ", ".join(f"{k}: {_fmt(v)}" for k, v in x.items()) + "}"
+        return f"{x:.3g}"
     if isinstance(x, list):
-        return "[" + ", ".join(_fmt(v) for v in x) + "]"
+        return ", ".join(fmt(v) for v in x[:6]) + (", …" if len(x) > 6 else "")
     return str(x)
 
 
@@ -98,31 +246,57 @@ def check(
     claim_id: str,
     passed: bool,
     *,
-    measured: Any,
-    expected: Any,
+    measured: Mapping[str, Any],
+    expected: Mapping[str, str],
+    controls: Mapping[str, bool],
     note: str = "",
 ) -> dict[str, Any]:
     """Record the check of one claim; raise ``AssertionError`` when it fails.
 
-    ``passed`` is the outcome of the notebook's own comparison (e.g.
-    ``abs(r) < 4 / sqrt(n)``), ``measured`` and ``expected`` are the numbers it
-    compared (JSON-serialisable: numbers, strings, lists, dicts, arrays).
-    Prints ``✓ C1.2  measured … | expected …``, appends
-    ``{"id", "passed", "measured", "expected", "note", "notebook", "seed", "time"}``
-    to the ledger and returns that record. Raises ``ValueError`` for an id that is
-    not in the registry.
+    ``measured``: ``{plain name: number, list of numbers or yes/no}``;
+    ``expected``: ``{plain name: condition}`` for the quantities the test compares
+    (see ``Condition``; measured quantities without a condition are reported only).
+    ``passed`` is the lesson's own verdict on its conditions and must agree with
+    them. ``controls``: ``{what the control is: did it pass the claim's test?}`` —
+    at least one, and each must be ``False``. The check passes when
+    ``passed and not any(controls.values())``.
+
+    Appends ``{"id", "passed", "measured", "expected", "conditions", "controls",
+    "note", "notebook", "seed", "time"}`` to the ledger and returns it. Raises
+    ``ValueError`` for an unknown id, names that are not plain words, an
+    unparsable condition, no controls, or ``passed`` that contradicts the
+    conditions.
     """
     reg = registry()
     if claim_id not in reg:
-        raise ValueError(f"unknown claim id {claim_id!r}; known: {', '.join(sorted(reg))}")
+        known = ", ".join(sorted(reg))
+        raise ValueError(f"unknown claim id {claim_id!r}; known: {known}")
+    measured = {_label(k, "measured"): v for k, v in measured.items()}
+    expected = {_label(k, "expected"): str(v) for k, v in expected.items()}
+    controls = {_label(k, "control"): bool(v) for k, v in controls.items()}
+    if not expected:
+        raise ValueError(f"{claim_id}: expected names no condition to test")
+    if not controls:
+        raise ValueError(
+            f"{claim_id}: a check needs at least one control, the same test "
+            "applied to something that must fail it"
+        )
+    conditions = evaluate(measured, expected)
+    if bool(passed) != all(c["held"] for c in conditions):
+        held = {c["name"]: c["held"] for c in conditions}
+        raise ValueError(
+            f"{claim_id}: passed={bool(passed)} contradicts the conditions {held}"
+        )
     from . import current_seed
 
-    ok = bool(passed)
+    ok = bool(passed) and not any(controls.values())
     record = {
         "id": claim_id,
         "passed": ok,
         "measured": _jsonable(measured),
-        "expected": _jsonable(expected),
+        "expected": expected,
+        "conditions": _jsonable(conditions),
+        "controls": controls,
         "note": note,
         "notebook": _notebook_name(claim_id),
         "seed": current_seed(),
@@ -132,16 +306,28 @@ def check(
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps(record, ensure_ascii=False) + "\n")
-    mark = "✓" if ok else "✗"
-    measured_s, expected_s = _fmt(record["measured"]), _fmt(record["expected"])
-    line = f"{mark} {claim_id}  measured {measured_s} | expected {expected_s}"
-    print(line + (f"  ({note})" if note else ""))
+    print(report(record))
     if not ok:
-        raise AssertionError(
-            f"claim {claim_id} did not reproduce: measured {record['measured']!r}, "
-            f"expected {record['expected']!r}" + (f" ({note})" if note else "")
-        )
+        raise AssertionError(f"claim {claim_id} did not reproduce:\n{report(record)}")
     return record
+
+
+def report(record: Mapping[str, Any]) -> str:
+    """The record as a few readable lines: each condition, then each control."""
+    mark = "✓" if record["passed"] else "✗"
+    word = "reproduced" if record["passed"] else "did NOT reproduce"
+    lines = [f"{mark} {record['id']} {word} (seed {record.get('seed')})"]
+    for c in record.get("conditions", []):
+        sign = "✓" if c["held"] else "✗"
+        value = fmt(record["measured"][c["name"]])
+        lines.append(f"  {sign} {c['name']}: {value} (expected {c['expected']})")
+    for name, value in record["measured"].items():
+        if name not in record.get("expected", {}):
+            lines.append(f"    {name}: {fmt(value)}")
+    for name, passed in record.get("controls", {}).items():
+        sign = "✗ passed the test (it must not)" if passed else "✓ failed, as it must"
+        lines.append(f"  control — {name}: {sign}")
+    return "\n".join(lines)
 
 
 def read_ledger(path: Path | None = None) -> list[dict[str, Any]]:
@@ -149,4 +335,5 @@ def read_ledger(path: Path | None = None) -> list[dict[str, Any]]:
     p = ledger_path() if path is None else Path(path)
     if not p.exists():
         return []
-    return [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line]
+    lines = p.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line]
