@@ -43,7 +43,9 @@ def github_slug() -> str:
     url = urlparse(repo_url())
     parts = url.path.strip("/").removesuffix(".git").split("/")
     if url.netloc != "github.com" or len(parts) != 2:
-        raise ValueError(f"repository.url must be https://github.com/<owner>/<name>: {url}")
+        raise ValueError(
+            f"repository.url must be https://github.com/<owner>/<name>: {url}"
+        )
     return "/".join(parts)
 
 
@@ -62,7 +64,9 @@ def binder_url(docname: str) -> str:
 def colab_url(docname: str) -> str:
     """The Colab launch URL of a notebook."""
     colab = config()["launch_buttons"]["colab_url"].rstrip("/")
-    return f"{colab}/github/{github_slug()}/blob/{branch()}/{_nb_path(docname)}"
+    return (
+        f"{colab}/github/{github_slug()}/blob/{branch()}/{_nb_path(docname)}"
+    )
 
 
 def colab_cell() -> str:
@@ -71,10 +75,14 @@ def colab_cell() -> str:
 
 def built_html() -> Path:
     """The built book to test: ``$LIVINGDICT_HTML`` or ``<repo>/_build/html``."""
-    return Path(os.environ.get("LIVINGDICT_HTML", ROOT / "_build" / "html")).resolve()
+    return Path(
+        os.environ.get("LIVINGDICT_HTML", ROOT / "_build" / "html")
+    ).resolve()
 
 
 def notebooks() -> list[Path]:
     return sorted(
-        p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+        p
+        for p in (ROOT / "notebooks").rglob("*.ipynb")
+        if ".ipynb_checkpoints" not in p.parts
     )

@@ -39,8 +39,13 @@ def dockerfile() -> tuple[str, str]:
 def test_repo2docker_builds_the_conda_environment(dockerfile):
     out, err = dockerfile
     assert "Building conda environment for python=3.11" in err
-    assert "COPY --chown=0:0 src/environment.yml ${REPO_DIR}/environment.yml" in out
-    assert re.search(r'env update -p \$\{NB_PYTHON_PREFIX\} --file "environment.yml"', out)
+    assert (
+        "COPY --chown=0:0 src/environment.yml ${REPO_DIR}/environment.yml"
+        in out
+    )
+    assert re.search(
+        r'env update -p \$\{NB_PYTHON_PREFIX\} --file "environment.yml"', out
+    )
 
 
 def test_repo2docker_runs_postbuild_after_copying_the_repository(dockerfile):
@@ -53,9 +58,14 @@ def test_repo2docker_runs_postbuild_after_copying_the_repository(dockerfile):
 
 def test_postbuild_installs_the_book_package_without_touching_the_environment():
     script = (ROOT / "postBuild").read_text()
-    assert script.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in script
+    assert (
+        script.startswith("#!/usr/bin/env bash")
+        and "set -euo pipefail" in script
+    )
     assert re.search(r"pip install --no-deps .*-e \.", script)
-    assert (ROOT / "postBuild").stat().st_mode & 0o111, "postBuild must be executable"
+    assert (ROOT / "postBuild").stat().st_mode & 0o111, (
+        "postBuild must be executable"
+    )
 
 
 def test_no_binder_folder_hides_the_root_files():
@@ -66,12 +76,19 @@ def test_no_binder_folder_hides_the_root_files():
 def test_environment_is_lean_for_binder():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     deps = [d for d in env["dependencies"] if isinstance(d, str)]
-    deps += [p for d in env["dependencies"] if isinstance(d, dict) for p in d.get("pip", [])]
+    deps += [
+        p
+        for d in env["dependencies"]
+        if isinstance(d, dict)
+        for p in d.get("pip", [])
+    ]
     assert "python=3.11" in deps
     assert any(d.startswith("pytorch-cpu") for d in deps)
     names = " ".join(deps).lower()
     for heavy in ("cuda", "pytorch-gpu", "cudatoolkit", "tensorflow", "jax"):
-        assert heavy not in names, f"{heavy} does not belong in the Binder environment"
+        assert heavy not in names, (
+            f"{heavy} does not belong in the Binder environment"
+        )
     # the harness-only tools stay out of the reader's environment
     for dev in ("playwright", "zizmor", "repo2docker", "ruff"):
         assert dev not in names

@@ -44,7 +44,9 @@ def test_passing_check_writes_one_record(ledger, capsys):
 
 
 def test_failing_check_raises_with_numbers_and_is_recorded(ledger):
-    with pytest.raises(AssertionError, match=r"C1.2.*\n.*0.9 \(expected < 0.1\)"):
+    with pytest.raises(
+        AssertionError, match=r"C1.2.*\n.*0.9 \(expected < 0.1\)"
+    ):
         claims.check(
             "C1.2",
             False,
@@ -72,7 +74,9 @@ def test_a_control_that_passes_fails_the_check(ledger):
         ({"expected": {"other thing": "< 1"}}, "measured lacks"),
     ],
 )
-def test_malformed_checks_are_rejected_before_recording(ledger, change, message):
+def test_malformed_checks_are_rejected_before_recording(
+    ledger, change, message
+):
     with pytest.raises(ValueError, match=message):
         claims.check("C0.1", True, **{**OK, **change})
     assert not ledger.exists()
@@ -146,7 +150,9 @@ def test_default_ledger_is_under_repo_build(monkeypatch, tmp_path):
 def test_registry_covers_the_spec_exactly():
     reg = claims.registry()
     if SPEC.exists():
-        spec_ids = set(re.findall(r"\*\*((?:C\d|B)\d*\.?\d*)\*\*", SPEC.read_text()))
+        spec_ids = set(
+            re.findall(r"\*\*((?:C\d|B)\d*\.?\d*)\*\*", SPEC.read_text())
+        )
         assert spec_ids == set(reg)
     for cid, entry in reg.items():
         assert entry["claim"].strip(), cid

@@ -21,7 +21,13 @@ import claims_ledger as ext  # noqa: E402
 
 LESSON = "notebooks/00_introduction/01_three_guises"
 REGISTRY = {
-    "C0.1": {"id": "C0.1", "chapter": 0, "claim": "a", "verdict": "holds", "notebook": LESSON},
+    "C0.1": {
+        "id": "C0.1",
+        "chapter": 0,
+        "claim": "a",
+        "verdict": "holds",
+        "notebook": LESSON,
+    },
     "C1.2": {
         "id": "C1.2",
         "chapter": 1,
@@ -29,16 +35,30 @@ REGISTRY = {
         "verdict": "holds with caveats",
         "notebook": "notebooks/01_x/02_y",
     },
-    "C3.1": {"id": "C3.1", "chapter": 3, "claim": "c", "verdict": None, "notebook": None},
+    "C3.1": {
+        "id": "C3.1",
+        "chapter": 3,
+        "claim": "c",
+        "verdict": None,
+        "notebook": None,
+    },
 }
 
 
 def rec(cid: str, passed: bool, measured=1.0) -> dict:
-    return {"id": cid, "passed": passed, "measured": measured, "expected": 0, "seed": 0}
+    return {
+        "id": cid,
+        "passed": passed,
+        "measured": measured,
+        "expected": 0,
+        "seed": 0,
+    }
 
 
 def test_latest_record_wins():
-    latest = ext.latest_records([rec("C0.1", False), rec("C1.2", True), rec("C0.1", True)])
+    latest = ext.latest_records(
+        [rec("C0.1", False), rec("C1.2", True), rec("C0.1", True)]
+    )
     assert latest["C0.1"]["passed"] is True and set(latest) == {"C0.1", "C1.2"}
 
 
@@ -51,7 +71,12 @@ def test_latest_record_wins():
         (REGISTRY["C0.1"], None, {LESSON}, "missing"),
         (REGISTRY["C0.1"], None, None, "missing"),
         (REGISTRY["C0.1"], rec("C0.1", False), {LESSON}, "failed"),
-        (REGISTRY["C0.1"], {"id": "C0.1", "passed": "yes"}, {LESSON}, "failed"),
+        (
+            REGISTRY["C0.1"],
+            {"id": "C0.1", "passed": "yes"},
+            {LESSON},
+            "failed",
+        ),
         (REGISTRY["C0.1"], rec("C0.1", True), {LESSON}, "passed"),
     ],
 )
@@ -66,7 +91,9 @@ def test_a_complete_passing_ledger_has_no_problems():
 
 def test_a_built_lesson_without_a_line_is_a_problem():
     latest = ext.latest_records([rec("C1.2", True)])
-    problems = ext.ledger_problems(REGISTRY, latest, {LESSON, "notebooks/01_x/02_y"})
+    problems = ext.ledger_problems(
+        REGISTRY, latest, {LESSON, "notebooks/01_x/02_y"}
+    )
     assert [doc for doc, _ in problems] == [LESSON]
     assert "C0.1" in problems[0][1] and "no line" in problems[0][1]
 
@@ -76,9 +103,15 @@ def test_a_lesson_outside_this_build_is_not_a_problem():
 
 
 def test_the_latest_line_decides():
-    failed_last = ext.latest_records([rec("C0.1", True), rec("C0.1", False, measured=0.9)])
+    failed_last = ext.latest_records(
+        [rec("C0.1", True), rec("C0.1", False, measured=0.9)]
+    )
     problems = ext.ledger_problems(REGISTRY, failed_last, {LESSON})
-    assert len(problems) == 1 and "failed" in problems[0][1] and "0.9" in problems[0][1]
+    assert (
+        len(problems) == 1
+        and "failed" in problems[0][1]
+        and "0.9" in problems[0][1]
+    )
     fixed_last = ext.latest_records([rec("C0.1", False), rec("C0.1", True)])
     assert ext.ledger_problems(REGISTRY, fixed_last, {LESSON}) == []
 
@@ -86,15 +119,28 @@ def test_the_latest_line_decides():
 def test_summary_counts_verdicts_of_passed_checks_only():
     latest = ext.latest_records([rec("C0.1", True), rec("C1.2", False)])
     counts = ext.summary_counts(REGISTRY, latest, None)
-    assert counts["holds"] == 1 and counts["failed"] == 1 and counts["pending"] == 1
+    assert (
+        counts["holds"] == 1
+        and counts["failed"] == 1
+        and counts["pending"] == 1
+    )
     assert counts["holds with caveats"] == 0
 
 
 def test_short_renders_ledger_values_compactly():
     assert ext.short(3.5762786865234375e-07) == "3.58e-07"
-    assert ext.short({"linear": 0.0, "control": 1.135}) == "linear = 0; control = 1.14"
-    assert ext.short({"n": {"a": 0.5, "b": [1, 2]}}) == "n = {a = 0.5, b = [1, 2]}"
-    assert ext.measured_lines({"a": 1.0, "b": {"c": 2}}) == ["a = 1", "b = {c = 2}"]
+    assert (
+        ext.short({"linear": 0.0, "control": 1.135})
+        == "linear = 0; control = 1.14"
+    )
+    assert (
+        ext.short({"n": {"a": 0.5, "b": [1, 2]}})
+        == "n = {a = 0.5, b = [1, 2]}"
+    )
+    assert ext.measured_lines({"a": 1.0, "b": {"c": 2}}) == [
+        "a = 1",
+        "b = {c = 2}",
+    ]
     assert ext.measured_lines(0.25) == ["0.25"]
     assert ext.short(list(range(10))) == "[0, 1, 2, 3, 4, 5, 6, 7, …]"
     assert ext.short("x" * 500, limit=10) == "x" * 9 + "…"
@@ -110,7 +156,9 @@ project = "fixture"
 """
 
 
-def _build(tmp_path: Path, ledger_lines: list[dict]) -> subprocess.CompletedProcess:
+def _build(
+    tmp_path: Path, ledger_lines: list[dict]
+) -> subprocess.CompletedProcess:
     src = tmp_path / "src"
     (src / Path(LESSON).parent).mkdir(parents=True)
     (src / "conf.py").write_text(CONF)
@@ -118,13 +166,27 @@ def _build(tmp_path: Path, ledger_lines: list[dict]) -> subprocess.CompletedProc
         "Ledger\n======\n\n.. claims-summary::\n\n.. claims-table::\n   :chapter: 0\n\n"
         ".. toctree::\n\n   " + LESSON + "\n"
     )
-    (src / (LESSON + ".rst")).write_text("Lesson\n======\n\n.. verdict:: C0.1\n")
+    (src / (LESSON + ".rst")).write_text(
+        "Lesson\n======\n\n.. verdict:: C0.1\n"
+    )
     ledger = tmp_path / "ledger.jsonl"
     ledger.write_text("".join(json.dumps(r) + "\n" for r in ledger_lines))
     env = {**os.environ, "LIVINGDICT_LEDGER": str(ledger)}
-    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-q",
+        "-b",
+        "html",
+    ]
     return subprocess.run(
-        [*cmd, str(src), str(tmp_path / "html")], env=env, capture_output=True, text=True
+        [*cmd, str(src), str(tmp_path / "html")],
+        env=env,
+        capture_output=True,
+        text=True,
     )
 
 
@@ -132,7 +194,11 @@ def test_build_passes_and_shows_the_numbers(tmp_path):
     result = _build(tmp_path, [rec("C0.1", True, measured={"err": 1.5e-7})])
     assert result.returncode == 0, result.stderr
     html = (tmp_path / "html" / "index.html").read_text()
-    assert "✓ passed" in html and "err = 1.5e-07" in html and "claim-verdict-holds" in html
+    assert (
+        "✓ passed" in html
+        and "err = 1.5e-07" in html
+        and "claim-verdict-holds" in html
+    )
     lesson = (tmp_path / "html" / (LESSON + ".html")).read_text()
     assert 'class="verdict tip admonition"' in lesson and "seed 0" in lesson
 
@@ -140,11 +206,16 @@ def test_build_passes_and_shows_the_numbers(tmp_path):
 def test_build_fails_without_a_ledger_line(tmp_path):
     result = _build(tmp_path, [])
     assert result.returncode != 0
-    assert "claim C0.1: its lesson" in result.stderr and "no line" in result.stderr
+    assert (
+        "claim C0.1: its lesson" in result.stderr
+        and "no line" in result.stderr
+    )
 
 
 def test_build_fails_when_the_latest_line_failed(tmp_path):
-    result = _build(tmp_path, [rec("C0.1", True), rec("C0.1", False, measured=0.42)])
+    result = _build(
+        tmp_path, [rec("C0.1", True), rec("C0.1", False, measured=0.42)]
+    )
     assert result.returncode != 0
     assert "claim C0.1: the latest check in the ledger failed" in result.stderr
     assert "0.42" in result.stderr

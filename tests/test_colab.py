@@ -20,23 +20,34 @@ def test_there_are_notebooks():
     assert NOTEBOOKS
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(bookconfig.ROOT).as_posix())
+@pytest.mark.parametrize(
+    "path", NOTEBOOKS, ids=lambda p: p.relative_to(bookconfig.ROOT).as_posix()
+)
 def test_first_code_cell_is_the_guarded_colab_install(path):
     nb = nbformat.read(path, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code, "a lesson has code"
     first = code[0]
     expected = bookconfig.colab_cell()
-    diff = "\n".join(difflib.unified_diff(expected.splitlines(), first.source.splitlines()))
-    assert first.source == expected, "first code cell is not the Colab cell:\n" + diff
-    assert "remove-cell" in first.metadata.get("tags", []), "tag the Colab cell remove-cell"
+    diff = "\n".join(
+        difflib.unified_diff(expected.splitlines(), first.source.splitlines())
+    )
+    assert first.source == expected, (
+        "first code cell is not the Colab cell:\n" + diff
+    )
+    assert "remove-cell" in first.metadata.get("tags", []), (
+        "tag the Colab cell remove-cell"
+    )
 
 
 def test_the_colab_cell_is_guarded_and_names_the_repository():
     cell = bookconfig.colab_cell()
     guard, install = cell.splitlines()[-2:]
     assert guard == 'if "google.colab" in sys.modules:'
-    assert install.startswith("    %pip install") and f"git+{bookconfig.repo_url()}" in install
+    assert (
+        install.startswith("    %pip install")
+        and f"git+{bookconfig.repo_url()}" in install
+    )
 
 
 def test_launch_urls_come_from_the_repository_url():

@@ -79,16 +79,28 @@ def test_fit_bad_input():
     with pytest.raises(ValueError, match=r"\(4, 3\).*\(5,\)"):
         train.fit(m, torch.randn(4, 3), torch.zeros(5, dtype=torch.long))
     with pytest.raises(ValueError, match="loss"):
-        train.fit(m, torch.randn(4, 3), torch.zeros(4, dtype=torch.long), loss="hinge")
+        train.fit(
+            m,
+            torch.randn(4, 3),
+            torch.zeros(4, dtype=torch.long),
+            loss="hinge",
+        )
     with pytest.raises(ValueError, match="optimizer"):
-        train.fit(m, torch.randn(4, 3), torch.zeros(4, dtype=torch.long), optimizer="lbfgs")
+        train.fit(
+            m,
+            torch.randn(4, 3),
+            torch.zeros(4, dtype=torch.long),
+            optimizer="lbfgs",
+        )
     with pytest.raises(ValueError, match="test_fraction"):
         data.digits(test_fraction=1.5)
 
 
 def test_plot_helpers():
     livingdict.setup(0)
-    fig = plot.filter_grid(np.random.randn(10, 64), (8, 8), ncols=5, suptitle="t")
+    fig = plot.filter_grid(
+        np.random.randn(10, 64), (8, 8), ncols=5, suptitle="t"
+    )
     assert len(fig.axes) == 10
     with pytest.raises(ValueError, match=r"\(10, 63\)"):
         plot.filter_grid(np.random.randn(10, 63), (8, 8))

@@ -22,7 +22,9 @@ def req_name(req: str) -> str:
 def pyproject_names() -> set[str]:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = meta["optional-dependencies"]
-    reqs = meta["dependencies"] + extras["lab"] + extras["book"] + extras["test"]
+    reqs = (
+        meta["dependencies"] + extras["lab"] + extras["book"] + extras["test"]
+    )
     return {req_name(r) for r in reqs}
 
 
@@ -52,7 +54,9 @@ def test_environment_and_pyproject_name_the_same_packages():
 
 def test_lock_pins_every_declared_package():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    declared = pyproject_names() | {req_name(r) for r in meta["optional-dependencies"]["dev"]}
+    declared = pyproject_names() | {
+        req_name(r) for r in meta["optional-dependencies"]["dev"]
+    }
     missing = declared - set(lock_pins())
     assert not missing, f"not pinned in constraints.txt: {sorted(missing)}"
 

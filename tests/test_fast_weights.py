@@ -27,7 +27,11 @@ def test_sum_rule_is_exact_for_orthonormal_keys(n, seed):
 
 def test_sum_rule_equals_unnormalised_linear_attention():
     rng = np.random.default_rng(0)
-    k, v, q = rng.standard_normal((7, 4)), rng.standard_normal((7, 3)), rng.standard_normal((2, 4))
+    k, v, q = (
+        rng.standard_normal((7, 4)),
+        rng.standard_normal((7, 3)),
+        rng.standard_normal((2, 4)),
+    )
     np.testing.assert_allclose(read(sum_rule(k, v), q), (q @ k.T) @ v)
 
 
@@ -37,7 +41,11 @@ def test_sum_rule_quality_law_for_random_keys():
     for n in (32, 128, 256):
         k, v = random_keys(n, d, rng), rng.standard_normal((n, d))
         out = read(sum_rule(k, v), k)
-        cos = (out * v).sum(1) / np.linalg.norm(out, axis=1) / np.linalg.norm(v, axis=1)
+        cos = (
+            (out * v).sum(1)
+            / np.linalg.norm(out, axis=1)
+            / np.linalg.norm(v, axis=1)
+        )
         assert abs(cos.mean() - sum_rule_quality(n / d)) < 0.02
 
 
@@ -47,7 +55,9 @@ def test_delta_rule_writes_the_last_pair_exactly_and_converges_below_d():
     w1 = delta_rule(k, v)
     np.testing.assert_allclose(read(w1, k[-1:]), v[-1:], atol=1e-10)
     assert np.abs(read(w1, k) - v).max() > 1e-3  # one sweep is not exact
-    np.testing.assert_allclose(read(delta_rule(k, v, sweeps=200), k), v, atol=1e-8)
+    np.testing.assert_allclose(
+        read(delta_rule(k, v, sweeps=200), k), v, atol=1e-8
+    )
 
 
 def test_delta_rule_until_stops_when_every_pair_is_stored():
@@ -56,8 +66,12 @@ def test_delta_rule_until_stops_when_every_pair_is_stored():
     w, sweeps = delta_rule_until(k, v, tol=1e-9)
     assert 1 < sweeps < 10_000 and np.abs(read(w, k) - v).max() <= 1e-9
     np.testing.assert_array_equal(w, delta_rule(k, v, sweeps=sweeps))
-    _, capped = delta_rule_until(random_keys(40, 32, rng), rng.standard_normal((40, 4)), 1e-9, 5)
-    assert capped == 5  # more keys than dimensions: never exact, stops at the cap
+    _, capped = delta_rule_until(
+        random_keys(40, 32, rng), rng.standard_normal((40, 4)), 1e-9, 5
+    )
+    assert (
+        capped == 5
+    )  # more keys than dimensions: never exact, stops at the cap
 
 
 def test_delta_rule_equals_sum_rule_for_orthonormal_keys():
@@ -68,7 +82,9 @@ def test_delta_rule_equals_sum_rule_for_orthonormal_keys():
 
 def test_keys_are_unit_and_orthonormal():
     rng = np.random.default_rng(4)
-    np.testing.assert_allclose(np.linalg.norm(random_keys(5, 9, rng), axis=1), 1.0)
+    np.testing.assert_allclose(
+        np.linalg.norm(random_keys(5, 9, rng), axis=1), 1.0
+    )
     q = orthonormal_keys(4, 9, rng)
     np.testing.assert_allclose(q @ q.T, np.eye(4), atol=1e-12)
 
@@ -81,7 +97,9 @@ def test_keys_are_unit_and_orthonormal():
         lambda: sum_rule(np.ones((0, 4)), np.ones((0, 4))),
         lambda: delta_rule(np.ones((2, 4)), np.ones((2, 4)), sweeps=0),
         lambda: delta_rule(np.zeros((2, 4)), np.ones((2, 4))),
-        lambda: delta_rule_until(np.ones((2, 4)), np.ones((2, 4)), tol=1e-6, max_sweeps=0),
+        lambda: delta_rule_until(
+            np.ones((2, 4)), np.ones((2, 4)), tol=1e-6, max_sweeps=0
+        ),
         lambda: read(np.ones((3, 4)), np.ones((2, 5))),
         lambda: orthonormal_keys(5, 4, np.random.default_rng()),
         lambda: random_keys(0, 4, np.random.default_rng()),

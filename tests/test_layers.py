@@ -32,13 +32,19 @@ def test_mlp_dictionary_matches_sequential(act):
     x = torch.randn(9, 6)
     torch.testing.assert_close(d.read(x), mlp(x))
     assert d.keys(x).shape == (9, 16) and d.values.shape == (16, 4)
-    manual = sum(d.keys(x)[:, j : j + 1] * d.values[j] for j in range(16)) + d.bias
+    manual = (
+        sum(d.keys(x)[:, j : j + 1] * d.values[j] for j in range(16)) + d.bias
+    )
     torch.testing.assert_close(manual, mlp(x))
 
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_matches_sdpa(causal):
-    q, k, v = torch.randn(2, 3, 5, 8), torch.randn(2, 3, 5, 8), torch.randn(2, 3, 5, 4)
+    q, k, v = (
+        torch.randn(2, 3, 5, 8),
+        torch.randn(2, 3, 5, 8),
+        torch.randn(2, 3, 5, 4),
+    )
     out, w = attention(q, k, v, causal=causal)
     ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     torch.testing.assert_close(out, ref)
@@ -50,7 +56,9 @@ def test_attention_matches_sdpa(causal):
 def test_attention_rectangular_causal_and_scale():
     q, k, v = torch.randn(3, 4), torch.randn(6, 4), torch.randn(6, 2)
     out, _ = attention(q, k, v, causal=True, scale=0.3)
-    ref = F.scaled_dot_product_attention(q[None], k[None], v[None], is_causal=True, scale=0.3)
+    ref = F.scaled_dot_product_attention(
+        q[None], k[None], v[None], is_causal=True, scale=0.3
+    )
     torch.testing.assert_close(out, ref[0])
 
 
@@ -59,7 +67,9 @@ def test_attention_boolean_mask():
     mask = torch.rand(5, 5) > 0.3
     mask.fill_diagonal_(True)
     out, w = attention(q, k, v, mask=mask)
-    ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask)
+    ref = F.scaled_dot_product_attention(
+        q[None], k[None], v[None], attn_mask=mask
+    )
     torch.testing.assert_close(out, ref[0])
     assert (w[~mask] == 0).all()
 
@@ -69,11 +79,16 @@ def test_bad_inputs_name_shapes():
         attention(torch.randn(5, 4), torch.randn(5, 3), torch.randn(5, 2))
     with pytest.raises(ValueError, match=r"\(4, 4\)"):
         attention(
-            torch.randn(5, 4), torch.randn(5, 4), torch.randn(5, 2), mask=torch.ones(4, 4) > 0
+            torch.randn(5, 4),
+            torch.randn(5, 4),
+            torch.randn(5, 2),
+            mask=torch.ones(4, 4) > 0,
         )
     with pytest.raises(ValueError, match="Linear"):
         as_dictionary(nn.Sequential(nn.Linear(3, 4), nn.ReLU()))
     with pytest.raises(ValueError, match=r"\(4, 3\).*\(2, 5\)"):
-        as_dictionary(nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(5, 2)))
+        as_dictionary(
+            nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(5, 2))
+        )
     with pytest.raises(ValueError, match=r"\(2, 5\)"):
         linear_as_lookup(nn.Linear(3, 2), torch.randn(2, 5))

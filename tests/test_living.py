@@ -27,7 +27,9 @@ def test_snapshots_record_epoch_zero_and_the_requested_epochs():
     assert snaps.epochs == [0, 1, 5, 10]
     assert snaps.keys[0].shape == (6, 4) and snaps.values[0].shape == (6, 3)
     np.testing.assert_array_equal(snaps.keys[-1], m[0].weight.detach().numpy())
-    np.testing.assert_array_equal(snaps.values[-1], m[2].weight.detach().numpy().T)
+    np.testing.assert_array_equal(
+        snaps.values[-1], m[2].weight.detach().numpy().T
+    )
 
 
 def test_drift_starts_at_zero_and_measures_relative_distance():
@@ -49,7 +51,10 @@ def test_animation_has_one_frame_per_snapshot():
     "call",
     [
         lambda: Snapshots(nn.Sequential(nn.Linear(2, 2))),
-        lambda: Snapshots(nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)), at=(0, 5)),
+        lambda: Snapshots(
+            nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)),
+            at=(0, 5),
+        ),
         lambda: drift([]),
         lambda: drift([np.ones((2, 2)), np.ones((3, 2))]),
         lambda: drift([np.zeros((2, 2))]),

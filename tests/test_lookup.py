@@ -16,7 +16,9 @@ def scores_strategy():
     return st.integers(1, 5).flatmap(
         lambda rows: st.integers(1, 7).flatmap(
             lambda cols: st.lists(
-                st.lists(finite, min_size=cols, max_size=cols), min_size=rows, max_size=rows
+                st.lists(finite, min_size=cols, max_size=cols),
+                min_size=rows,
+                max_size=rows,
             )
         )
     )
@@ -25,7 +27,9 @@ def scores_strategy():
 def test_lookup_is_weighted_sum_of_rows():
     torch.manual_seed(0)
     w, v = torch.rand(3, 5), torch.randn(5, 4)
-    manual = torch.stack([sum(w[i, j] * v[j] for j in range(5)) for i in range(3)])
+    manual = torch.stack(
+        [sum(w[i, j] * v[j] for j in range(5)) for i in range(3)]
+    )
     torch.testing.assert_close(lookup(w, v), manual)
 
 

@@ -15,19 +15,32 @@ from livingdict import maps
 
 def random_map(n, seed=0):
     g = torch.Generator().manual_seed(seed)
-    return torch.softmax(torch.randn(n, n, generator=g, dtype=torch.float64), -1)
+    return torch.softmax(
+        torch.randn(n, n, generator=g, dtype=torch.float64), -1
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(length=st.integers(4, 40), window=st.integers(1, 6), layers=st.integers(1, 6))
-def test_receptive_field_is_one_plus_layers_times_window_minus_one(length, window, layers):
+@given(
+    length=st.integers(4, 40),
+    window=st.integers(1, 6),
+    layers=st.integers(1, 6),
+)
+def test_receptive_field_is_one_plus_layers_times_window_minus_one(
+    length, window, layers
+):
     causal = maps.receptive_field([maps.window_mask(length, window)] * layers)
     assert causal.max() == min(length, 1 + layers * (window - 1))
     assert torch.equal(
-        causal, torch.clamp(torch.arange(1, length + 1), max=1 + layers * (window - 1))
+        causal,
+        torch.clamp(
+            torch.arange(1, length + 1), max=1 + layers * (window - 1)
+        ),
     )
     w = 2 * (window // 2) + 1  # an odd window for the centred case
-    centred = maps.receptive_field([maps.window_mask(length, w, causal=False)] * layers)
+    centred = maps.receptive_field(
+        [maps.window_mask(length, w, causal=False)] * layers
+    )
     assert centred.max() == min(length, 1 + layers * (w - 1))
 
 
@@ -35,7 +48,9 @@ def test_window_mask_shapes():
     m = maps.window_mask(5, 2)
     assert m.dtype == torch.bool and m.sum() == 9 and (m.triu(1) == 0).all()
     assert torch.equal(maps.window_mask(4, 1), torch.eye(4, dtype=torch.bool))
-    assert torch.equal(maps.window_mask(4, 4), torch.ones(4, 4, dtype=torch.bool).tril())
+    assert torch.equal(
+        maps.window_mask(4, 4), torch.ones(4, 4, dtype=torch.bool).tril()
+    )
 
 
 @settings(max_examples=30, deadline=None)
@@ -63,17 +78,23 @@ def test_layers_to_mix_grows_as_lambda_approaches_one():
     a = random_map(8, 3)
     counts = [maps.layers_to_mix(a, lam) for lam in (0.0, 0.5, 0.9, 0.99)]
     assert counts == sorted(counts) and counts[-1] > 5 * counts[2]
-    torch.testing.assert_close(maps.lazy(a, 1.0), torch.eye(8, dtype=torch.float64))
+    torch.testing.assert_close(
+        maps.lazy(a, 1.0), torch.eye(8, dtype=torch.float64)
+    )
     with pytest.raises(ValueError, match="not mixed"):
         maps.layers_to_mix(torch.eye(4), 0.5, max_layers=10)
 
 
 def test_rank_one_residual():
     row = torch.randn(1, 6)
-    assert maps.rank_one_residual(row.expand(5, 6)).item() == pytest.approx(0.0, abs=1e-6)
+    assert maps.rank_one_residual(row.expand(5, 6)).item() == pytest.approx(
+        0.0, abs=1e-6
+    )
     x = torch.randn(3, 5, 6)
     assert maps.rank_one_residual(x).shape == (3,)
-    assert ((maps.rank_one_residual(x) > 0) & (maps.rank_one_residual(x) <= 1)).all()
+    assert (
+        (maps.rank_one_residual(x) > 0) & (maps.rank_one_residual(x) <= 1)
+    ).all()
 
 
 def test_draw_graph_runs():
@@ -85,14 +106,19 @@ def test_draw_graph_runs():
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: maps.compose([torch.ones(3, 4)]), r"square .* got shape \(3, 4\)"),
+        (
+            lambda: maps.compose([torch.ones(3, 4)]),
+            r"square .* got shape \(3, 4\)",
+        ),
         (
             lambda: maps.compose([torch.eye(3), torch.eye(4)]),
             r"different lengths \[\(3, 3\), \(4, 4\)\]",
         ),
         (lambda: maps.compose([]), "at least one"),
         (
-            lambda: maps.receptive_field([maps.window_mask(5, 2), maps.window_mask(6, 2)]),
+            lambda: maps.receptive_field(
+                [maps.window_mask(5, 2), maps.window_mask(6, 2)]
+            ),
             "different lengths",
         ),
         (lambda: maps.window_mask(5, 0), "window >= 1, got 5, 0"),

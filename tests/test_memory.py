@@ -10,12 +10,19 @@ from livingdict.memory import exact_dictionary, match_margins
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(2, 60), st.integers(2, 30), st.integers(1, 8), st.integers(0, 10**6))
+@given(
+    st.integers(2, 60),
+    st.integers(2, 30),
+    st.integers(1, 8),
+    st.integers(0, 10**6),
+)
 def test_every_stored_value_comes_back(n, d, d_v, seed):
     g = torch.Generator().manual_seed(seed)
     keys = torch.nn.functional.normalize(torch.randn(n, d, generator=g), dim=1)
     values = torch.randn(n, d_v, generator=g)
-    if match_margins(keys).min() < 1e-3:  # nearly duplicate keys: separable but fragile
+    if (
+        match_margins(keys).min() < 1e-3
+    ):  # nearly duplicate keys: separable but fragile
         return
     net = exact_dictionary(keys, values)
     d_ = as_dictionary(net)
@@ -42,7 +49,9 @@ def test_raw_keys_of_unequal_norm_work_when_each_is_its_own_best_match():
     assert (match_margins(keys) > 0).all()
     values = torch.tensor([[1.0], [2.0], [3.0]])
     with torch.no_grad():
-        torch.testing.assert_close(exact_dictionary(keys, values)(keys), values)
+        torch.testing.assert_close(
+            exact_dictionary(keys, values)(keys), values
+        )
 
 
 def test_bad_input():
@@ -50,7 +59,11 @@ def test_bad_input():
         exact_dictionary(torch.randn(3, 2), torch.randn(4, 1))
     with pytest.raises(ValueError, match="best match"):
         exact_dictionary(torch.ones(2, 3), torch.randn(2, 1))
-    with pytest.raises(ValueError, match="best match"):  # a key inside a longer one's cone
-        exact_dictionary(torch.tensor([[1.0, 0.0], [2.0, 0.1]]), torch.randn(2, 1))
+    with pytest.raises(
+        ValueError, match="best match"
+    ):  # a key inside a longer one's cone
+        exact_dictionary(
+            torch.tensor([[1.0, 0.0], [2.0, 0.1]]), torch.randn(2, 1)
+        )
     with pytest.raises(ValueError, match=r"\(5,\)"):
         match_margins(torch.randn(5))

@@ -35,13 +35,17 @@ def test_pairwise_cosine_is_symmetric_unit_diagonal(x):
 
 def test_correlation_is_shift_invariant():
     a, b = np.random.default_rng(0).standard_normal((2, 10))
-    assert metrics.correlation(a + 5, b - 3) == pytest.approx(np.corrcoef(a, b)[0, 1])
+    assert metrics.correlation(a + 5, b - 3) == pytest.approx(
+        np.corrcoef(a, b)[0, 1]
+    )
 
 
 def test_effective_keys_extremes():
     assert metrics.effective_keys([0, 0, 1, 0]) == pytest.approx(1)
     assert metrics.effective_keys(np.ones(7)) == pytest.approx(7)
-    np.testing.assert_allclose(metrics.effective_keys(np.array([[1, 1, 0], [2, 0, 0]])), [2, 1])
+    np.testing.assert_allclose(
+        metrics.effective_keys(np.array([[1, 1, 0], [2, 0, 0]])), [2, 1]
+    )
 
 
 def test_identity_distance_and_rank():

@@ -17,17 +17,32 @@ def _seed():
 
 def test_mlp_layout_and_param_count():
     net = mlps.mlp([5, 7, 7, 3], "tanh")
-    assert [type(m).__name__ for m in net] == ["Linear", "Tanh", "Linear", "Tanh", "Linear"]
-    assert sum(p.numel() for p in net.parameters()) == mlps.n_params([5, 7, 7, 3])
+    assert [type(m).__name__ for m in net] == [
+        "Linear",
+        "Tanh",
+        "Linear",
+        "Tanh",
+        "Linear",
+    ]
+    assert sum(p.numel() for p in net.parameters()) == mlps.n_params(
+        [5, 7, 7, 3]
+    )
     assert isinstance(mlps.mlp([4, 3, 2], "none")[1], nn.Identity)
     x = torch.randn(6, 4)
-    torch.testing.assert_close(mlps.mlp([4, 3], "abs")(x).shape, torch.Size([6, 3]))
+    torch.testing.assert_close(
+        mlps.mlp([4, 3], "abs")(x).shape, torch.Size([6, 3])
+    )
     torch.testing.assert_close(mlps.Square()(x), x**2)
     torch.testing.assert_close(mlps.Abs()(x), x.abs())
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(1, 80), st.integers(1, 20), st.integers(1, 5), st.integers(50, 20000))
+@given(
+    st.integers(1, 80),
+    st.integers(1, 20),
+    st.integers(1, 5),
+    st.integers(50, 20000),
+)
 def test_width_for_params_is_closest(d_in, d_out, layers, budget):
     w = mlps.width_for_params(d_in, d_out, layers, budget)
     count = lambda v: mlps.n_params([d_in, *[v] * layers, d_out])  # noqa: E731
@@ -46,7 +61,9 @@ def test_collapse_equals_the_stack(sizes, bias):
     assert rank <= min(sizes)
 
 
-@pytest.mark.parametrize("width", [5, 20])  # narrow first layer: one product; wide: bmm
+@pytest.mark.parametrize(
+    "width", [5, 20]
+)  # narrow first layer: one product; wide: bmm
 def test_ensemble_members_train_as_if_alone(width):
     livingdict.setup(0)
     x, y = torch.randn(40, 3), torch.randint(0, 2, (40,))
@@ -59,9 +76,13 @@ def test_ensemble_members_train_as_if_alone(width):
     train.fit(ens, x, ens.targets(y), epochs=20, lr=1e-2)
     for s, net in enumerate(alone):
         train.fit(net, x, y, epochs=20, lr=1e-2)
-        torch.testing.assert_close(ens.member(s)(x), net(x), atol=1e-4, rtol=1e-3)
+        torch.testing.assert_close(
+            ens.member(s)(x), net(x), atol=1e-4, rtol=1e-3
+        )
     acc = ens.accuracy(x, y)
-    assert acc.shape == (3,) and float(acc[1]) == train.accuracy(alone[1], x, y)
+    assert acc.shape == (3,) and float(acc[1]) == train.accuracy(
+        alone[1], x, y
+    )
 
 
 def test_init_scale_shrinks_weights_only():

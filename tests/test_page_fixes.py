@@ -40,15 +40,31 @@ def test_citations_link_to_their_chapters_list(tmp_path):
     (src / "conf.py").write_text(CONF)
     for name, text in PAGES.items():
         (src / f"{name}.rst").write_text(text)
-    cmd = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(tmp_path / "o")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "-q",
+        "-b",
+        "html",
+        str(src),
+        str(tmp_path / "o"),
+    ]
     result = subprocess.run(cmd, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
     def target(page: str) -> str:
         html = (tmp_path / "o" / f"{page}.html").read_text()
-        (href,) = set(re.findall(r'class="reference internal" href="([^"#]*)#id\d+"', html))
+        (href,) = set(
+            re.findall(
+                r'class="reference internal" href="([^"#]*)#id\d+"', html
+            )
+        )
         return href
 
     assert target("ch1_lesson") == "ch1.html"
     assert target("ch4_lesson") == "ch4.html"
-    assert target("ch0") == "bibliography.html"  # no chapter list above it: the book's
+    assert (
+        target("ch0") == "bibliography.html"
+    )  # no chapter list above it: the book's

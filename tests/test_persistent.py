@@ -11,7 +11,12 @@ from livingdict.persistent import ffn_slots
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(1, 9), st.integers(1, 9), st.integers(1, 5), st.integers(0, 1000))
+@given(
+    st.integers(1, 9),
+    st.integers(1, 9),
+    st.integers(1, 5),
+    st.integers(0, 1000),
+)
 def test_relu_read_equals_the_ffn(d, n, d_out, seed):
     torch.manual_seed(seed)
     ffn = nn.Sequential(nn.Linear(d, n), nn.ReLU(), nn.Linear(n, d_out))
@@ -33,33 +38,43 @@ def test_wrong_layout_is_wrong_even_when_shapes_fit():
     ffn = nn.Sequential(nn.Linear(6, 6), nn.ReLU(), nn.Linear(6, 6))
     x = torch.randn(8, 6)
     m = ffn_slots(ffn)
-    wrong = torch.relu(x @ m.keys + m.key_bias) @ m.values + m.out_bias  # Kᵀ in place of K
+    wrong = (
+        torch.relu(x @ m.keys + m.key_bias) @ m.values + m.out_bias
+    )  # Kᵀ in place of K
     assert (wrong - ffn(x)).abs().max() > 1e-2
 
 
 def test_softmax_kernel_is_attention_over_the_slots():
     torch.manual_seed(1)
-    ffn = nn.Sequential(nn.Linear(4, 7), nn.ReLU(), nn.Linear(7, 3, bias=False))
+    ffn = nn.Sequential(
+        nn.Linear(4, 7), nn.ReLU(), nn.Linear(7, 3, bias=False)
+    )
     nn.init.zeros_(ffn[0].bias)
     x = torch.randn(5, 4)
     m = ffn_slots(ffn)
     out, w = attention(x, m.keys, m.values, scale=2.0)
     torch.testing.assert_close(m.read(x, "softmax", beta=2.0), out)
-    torch.testing.assert_close(m.weights(x, "softmax", beta=2.0).sum(1), torch.ones(5))
+    torch.testing.assert_close(
+        m.weights(x, "softmax", beta=2.0).sum(1), torch.ones(5)
+    )
 
 
 @pytest.mark.parametrize(
     "call",
     [
         lambda: ffn_slots(nn.Sequential(nn.Linear(3, 4), nn.ReLU())),
-        lambda: ffn_slots(nn.Sequential(nn.ReLU(), nn.Linear(3, 4), nn.Linear(4, 2))),
-        lambda: ffn_slots(nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(5, 2))),
-        lambda: ffn_slots(nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))).read(
-            torch.ones(2, 4)
+        lambda: ffn_slots(
+            nn.Sequential(nn.ReLU(), nn.Linear(3, 4), nn.Linear(4, 2))
         ),
-        lambda: ffn_slots(nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))).read(
-            torch.ones(2, 3), kernel="tanh"
+        lambda: ffn_slots(
+            nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(5, 2))
         ),
+        lambda: ffn_slots(
+            nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+        ).read(torch.ones(2, 4)),
+        lambda: ffn_slots(
+            nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+        ).read(torch.ones(2, 3), kernel="tanh"),
     ],
 )
 def test_bad_input_raises(call):

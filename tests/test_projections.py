@@ -17,22 +17,34 @@ def test_gaussian_shape_scale_and_generator():
     w = projections.gaussian(64, 2000, generator=g)
     assert w.shape == (64, 2000) and w.dtype == torch.float64
     assert float(w.std()) == pytest.approx(1 / 8, rel=0.02)
-    w2 = projections.gaussian(64, 2000, generator=torch.Generator().manual_seed(0))
+    w2 = projections.gaussian(
+        64, 2000, generator=torch.Generator().manual_seed(0)
+    )
     assert torch.equal(w, w2)
-    assert float(projections.gaussian(10, 5000, scale=3.0).std()) == pytest.approx(3, rel=0.03)
+    assert float(
+        projections.gaussian(10, 5000, scale=3.0).std()
+    ) == pytest.approx(3, rel=0.03)
 
 
 def test_near_identity_and_blur_and_resize_structure():
-    assert torch.equal(projections.near_identity(5, 0.0), torch.eye(5, dtype=torch.float64))
+    assert torch.equal(
+        projections.near_identity(5, 0.0), torch.eye(5, dtype=torch.float64)
+    )
     b = projections.blur((8, 8), 1.0)
     assert b.shape == (64, 64)
     torch.testing.assert_close(b.sum(0), torch.ones(64, dtype=torch.float64))
-    assert (b >= 0).all() and int(b.argmax(0)[27]) == 27  # strongest weight on itself
+    assert (b >= 0).all() and int(
+        b.argmax(0)[27]
+    ) == 27  # strongest weight on itself
     r = projections.resize((8, 8), (28, 28))
     assert r.shape == (64, 784)
     torch.testing.assert_close(r.sum(0), torch.ones(784, dtype=torch.float64))
-    const = torch.full((1, 64), 0.5, dtype=torch.float64)  # a flat image stays flat
-    torch.testing.assert_close(const @ r, torch.full((1, 784), 0.5, dtype=torch.float64))
+    const = torch.full(
+        (1, 64), 0.5, dtype=torch.float64
+    )  # a flat image stays flat
+    torch.testing.assert_close(
+        const @ r, torch.full((1, 784), 0.5, dtype=torch.float64)
+    )
     torch.testing.assert_close(
         projections.resize((3, 4), (3, 4)), torch.eye(12, dtype=torch.float64)
     )
@@ -40,7 +52,9 @@ def test_near_identity_and_blur_and_resize_structure():
 
 @pytest.mark.parametrize("kappa", [1.0, 7.0, 1e3])
 def test_conditioned_has_exact_condition_number(kappa):
-    w = projections.conditioned(16, 40, kappa, generator=torch.Generator().manual_seed(1))
+    w = projections.conditioned(
+        16, 40, kappa, generator=torch.Generator().manual_seed(1)
+    )
     assert w.shape == (16, 40)
     assert np.linalg.cond(w.numpy()) == pytest.approx(kappa, rel=1e-9)
 
@@ -55,13 +69,21 @@ def test_cosine_bounds_known_values():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.floats(1.0, 1e4), st.integers(2, 6), st.integers(0, 4))
+@given(
+    st.integers(0, 10_000),
+    st.floats(1.0, 1e4),
+    st.integers(2, 6),
+    st.integers(0, 4),
+)
 def test_condition_number_bounds_every_pair(seed, kappa, d_in, extra):
     g = torch.Generator().manual_seed(seed)
     w = projections.conditioned(d_in, d_in + extra, kappa, generator=g)
     x = torch.randn(12, d_in, generator=g, dtype=torch.float64)
     iu = np.triu_indices(12, 1)
-    c_in, c_out = metrics.pairwise_cosine(x)[iu], metrics.pairwise_cosine(x @ w)[iu]
+    c_in, c_out = (
+        metrics.pairwise_cosine(x)[iu],
+        metrics.pairwise_cosine(x @ w)[iu],
+    )
     # angles recovered from cosines lose their precision next to 0 and π: skip those pairs
     keep = (np.abs(c_in) < 1 - 1e-8) & (np.abs(c_out) < 1 - 1e-8)
     d = projections.half_angle_distortion(c_in[keep], c_out[keep])
@@ -83,7 +105,9 @@ def test_condition_number_bound_is_sharp():
     c_out = float(metrics.cosine((x @ w)[0], (x @ w)[1]))
     d = projections.half_angle_distortion(c_in, c_out)
     assert d == pytest.approx(math.log(kappa), rel=1e-9)
-    assert c_out == pytest.approx(projections.cosine_bounds(c_in, kappa)[1], rel=1e-9)
+    assert c_out == pytest.approx(
+        projections.cosine_bounds(c_in, kappa)[1], rel=1e-9
+    )
 
 
 def test_bad_inputs():

@@ -21,9 +21,13 @@ def test_pairs_are_balanced_and_labelled_right():
 
 def test_pairs_bad_input():
     with pytest.raises(ValueError, match=r"\(4, 2\).*\(3,\)"):
-        same_class_pairs(torch.zeros(4, 2), torch.zeros(3, dtype=torch.long), 10)
+        same_class_pairs(
+            torch.zeros(4, 2), torch.zeros(3, dtype=torch.long), 10
+        )
     with pytest.raises(ValueError, match="class counts"):
-        same_class_pairs(torch.zeros(3, 2), torch.zeros(3, dtype=torch.long), 10)
+        same_class_pairs(
+            torch.zeros(3, 2), torch.zeros(3, dtype=torch.long), 10
+        )
     with pytest.raises(ValueError, match="n_pairs"):
         same_class_pairs(torch.zeros(3, 2), torch.tensor([0, 0, 1]), 1)
 

@@ -18,7 +18,12 @@ def test_deep_net_is_exact_with_two_relus_per_layer(k):
     hidden = [m for m in net if isinstance(m, torch.nn.Linear)][:-1]
     assert len(hidden) == k and all(m.out_features == 2 for m in hidden)
     with torch.no_grad():
-        err = (net(x[:, None]).squeeze(1) - saw.sawtooth(x, k)).abs().max().item()
+        err = (
+            (net(x[:, None]).squeeze(1) - saw.sawtooth(x, k))
+            .abs()
+            .max()
+            .item()
+        )
     assert err < 1e-6 * 2**k
 
 
@@ -28,7 +33,12 @@ def test_shallow_net_is_exact_with_2_to_the_k_units(k):
     net = saw.shallow_sawtooth(k)
     assert net[0].out_features == 2**k and net[0].weight.dtype == torch.float64
     with torch.no_grad():
-        err = (net(x[:, None]).squeeze(1) - saw.sawtooth(x, k)).abs().max().item()
+        err = (
+            (net(x[:, None]).squeeze(1) - saw.sawtooth(x, k))
+            .abs()
+            .max()
+            .item()
+        )
     assert err < 1e-9
 
 
@@ -39,7 +49,8 @@ def test_teeth_and_range():
     peaks = ((y[1:-1] > y[:-2]) & (y[1:-1] >= y[2:])).sum().item()
     assert peaks == 2**4
     torch.testing.assert_close(
-        saw.tent(torch.tensor([0.0, 0.25, 0.5, 1.0])), torch.tensor([0.0, 0.5, 1.0, 0.0])
+        saw.tent(torch.tensor([0.0, 0.25, 0.5, 1.0])),
+        torch.tensor([0.0, 0.5, 1.0, 0.0]),
     )
 
 

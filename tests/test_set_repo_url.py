@@ -28,7 +28,14 @@ def test_set_config_rejects_a_non_github_url():
 
 def test_set_colab_cell_rewrites_the_install_url():
     old = bookconfig.colab_cell()
-    new = set_colab_cell(old, bookconfig.repo_url(), "https://github.com/me/fork")
-    assert "git+https://github.com/me/fork" in new and bookconfig.repo_url() not in new
+    new = set_colab_cell(
+        old, bookconfig.repo_url(), "https://github.com/me/fork"
+    )
+    assert (
+        "git+https://github.com/me/fork" in new
+        and bookconfig.repo_url() not in new
+    )
     with pytest.raises(ValueError, match="does not name"):
-        set_colab_cell("print(1)", bookconfig.repo_url(), "https://github.com/me/fork")
+        set_colab_cell(
+            "print(1)", bookconfig.repo_url(), "https://github.com/me/fork"
+        )

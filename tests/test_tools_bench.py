@@ -18,7 +18,10 @@ def run(path="notebooks/a/01_x.ipynb", wall=5.0, peak=400.0, error=None):
 
 
 def test_within_every_budget_is_clean():
-    runs = [run("a.ipynb", 8.0), run("b.ipynb", 9.0)]  # suite 17 ≤ 3 × 2 × 3 = 18
+    runs = [
+        run("a.ipynb", 8.0),
+        run("b.ipynb", 9.0),
+    ]  # suite 17 ≤ 3 × 2 × 3 = 18
     assert bench.violations(FLOOR, runs) == {}
 
 
@@ -27,20 +30,29 @@ def test_within_every_budget_is_clean():
     [
         (run(wall=20.01), "wall 20.01 s > 20 s"),
         (run(peak=1024.5), "peak 1024.5 MB > 1024 MB"),
-        (run(error="cell 3: ValueError: bad"), "error: cell 3: ValueError: bad"),
+        (
+            run(error="cell 3: ValueError: bad"),
+            "error: cell 3: ValueError: bad",
+        ),
         (run(peak=0.0), "measured no memory"),
     ],
 )
 def test_each_notebook_budget(r, reason):
-    floor = Run(bench.FLOOR_NAME, 30.0, 280.0)  # a slow floor: the suite budget is not the issue
+    floor = Run(
+        bench.FLOOR_NAME, 30.0, 280.0
+    )  # a slow floor: the suite budget is not the issue
     assert bench.violations(floor, [r]) == {r.path: [reason]}
 
 
 def test_nan_is_never_within_budget():
-    bad = bench.violations(Run(bench.FLOOR_NAME, 30.0, 1.0), [run(wall=math.nan)])
+    bad = bench.violations(
+        Run(bench.FLOOR_NAME, 30.0, 1.0), [run(wall=math.nan)]
+    )
     assert bad[run().path] == ["wall nan s > 20 s"]
     assert bad["suite"] == ["suite nan s > 3 × 1 × floor = 90.0 s"]
-    assert "floor" in bench.violations(Run(bench.FLOOR_NAME, math.nan, 1.0), [run()])
+    assert "floor" in bench.violations(
+        Run(bench.FLOOR_NAME, math.nan, 1.0), [run()]
+    )
 
 
 def test_budget_edges_are_inclusive():
@@ -50,7 +62,9 @@ def test_budget_edges_are_inclusive():
 
 def test_suite_budget_catches_notebooks_each_under_20s():
     runs = [run("a.ipynb", 10.0), run("b.ipynb", 9.0)]  # 19 s > 3 × 2 × 3 s
-    assert bench.violations(FLOOR, runs) == {"suite": ["suite 19.0 s > 3 × 2 × floor = 18.0 s"]}
+    assert bench.violations(FLOOR, runs) == {
+        "suite": ["suite 19.0 s > 3 × 2 × floor = 18.0 s"]
+    }
     assert Budgets().suite_wall_s(3.0, 2) == 18.0
 
 
@@ -76,15 +90,27 @@ def test_json_has_exactly_the_issue_schema():
 
 
 def test_table_marks_exactly_the_exceeded_rows():
-    runs = [run("ok.ipynb", 4.0), run("slow.ipynb", 25.0), run("fat.ipynb", 2.0, 2000.0)]
+    runs = [
+        run("ok.ipynb", 4.0),
+        run("slow.ipynb", 25.0),
+        run("fat.ipynb", 2.0, 2000.0),
+    ]
     lines = bench.table(FLOOR, runs).splitlines()
     row = {ln.split()[1]: ln for ln in lines[1:-1]}
     assert row["ok.ipynb"].startswith("✓") and "1.33" in row["ok.ipynb"]
-    assert row["slow.ipynb"].startswith("✗") and "wall 25.00 s > 20 s" in row["slow.ipynb"]
-    assert row["fat.ipynb"].startswith("✗") and "peak 2000.0 MB > 1024 MB" in row["fat.ipynb"]
+    assert (
+        row["slow.ipynb"].startswith("✗")
+        and "wall 25.00 s > 20 s" in row["slow.ipynb"]
+    )
+    assert (
+        row["fat.ipynb"].startswith("✗")
+        and "peak 2000.0 MB > 1024 MB" in row["fat.ipynb"]
+    )
     assert row["(floor:"].startswith("✓")
     assert row["suite"].startswith("✗")  # 31 s > 3 × 3 × 3 s
-    assert "  3.44 " in row["suite"] and "10.33" not in row["suite"]  # 31 / (3 × 3), not 31 / 3
+    assert (
+        "  3.44 " in row["suite"] and "10.33" not in row["suite"]
+    )  # 31 / (3 × 3), not 31 / 3
 
 
 def make_root(tmp_path, names):
@@ -100,7 +126,11 @@ def fake_runs(walls):
 
     def run_file(path, env):
         seen.append((path, env))
-        return Run(path.relative_to(path.parents[2]).as_posix(), walls[len(seen) - 1], 300.0)
+        return Run(
+            path.relative_to(path.parents[2]).as_posix(),
+            walls[len(seen) - 1],
+            300.0,
+        )
 
     def run_floor(env):
         return Run(bench.FLOOR_NAME, 3.0, 250.0)
@@ -112,36 +142,59 @@ def test_main_writes_every_notebook_and_passes(tmp_path, capsys):
     names = ["notebooks/00_a/01_x.ipynb", "notebooks/01_b/01_y.ipynb"]
     root = make_root(tmp_path, names)
     (root / "notebooks" / "01_b" / ".ipynb_checkpoints").mkdir()
-    nbformat.write(nbformat.v4.new_notebook(), root / "notebooks/01_b/.ipynb_checkpoints/z.ipynb")
+    nbformat.write(
+        nbformat.v4.new_notebook(),
+        root / "notebooks/01_b/.ipynb_checkpoints/z.ipynb",
+    )
     seen, run_file, run_floor = fake_runs([4.0, 5.0])
     (root / "_build").mkdir()
     (root / "_build" / "bench-ledger.jsonl").write_text('{"stale": true}\n')
-    assert bench.main([], run_file=run_file, run_floor=run_floor, root=root) == 0
+    assert (
+        bench.main([], run_file=run_file, run_floor=run_floor, root=root) == 0
+    )
     data = json.loads((root / "_build" / "bench.json").read_text())
     assert [n["path"] for n in data["notebooks"]] == names
     assert data["suite_wall_s"] == 9.0 and data["floor"]["wall_s"] == 3.0
     ledger = root / "_build" / "bench-ledger.jsonl"
-    assert ledger.read_text() == ""  # emptied; the book's ledger is never touched
+    assert (
+        ledger.read_text() == ""
+    )  # emptied; the book's ledger is never touched
     for path, env in seen:
         assert env["LIVINGDICT_LEDGER"] == str(ledger)
-        assert env["LIVINGDICT_NOTEBOOK"] == path.relative_to(root).as_posix()[: -len(".ipynb")]
+        assert (
+            env["LIVINGDICT_NOTEBOOK"]
+            == path.relative_to(root).as_posix()[: -len(".ipynb")]
+        )
         assert env["LIVINGDICT_SEED"] == ""
     assert "every budget met" in capsys.readouterr().out
 
 
 def test_main_exits_1_on_an_exceeded_budget(tmp_path, capsys):
-    root = make_root(tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"])
+    root = make_root(
+        tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"]
+    )
     _, run_file, run_floor = fake_runs([4.0, 21.0])
 
     def with_cells(path, env):
         r = run_file(path, env)
-        cells = ((1, 0.5, "import torch"), (3, 19.0, "train.fit(model)"), (4, 0.1, "x"))
+        cells = (
+            (1, 0.5, "import torch"),
+            (3, 19.0, "train.fit(model)"),
+            (4, 0.1, "x"),
+        )
         return Run(r.path, r.wall_s, r.peak_rss_mb, cells=cells)
 
-    assert bench.main([], run_file=with_cells, run_floor=run_floor, root=root) == 1
+    assert (
+        bench.main([], run_file=with_cells, run_floor=run_floor, root=root)
+        == 1
+    )
     out = capsys.readouterr().out
     assert "bench: FAILED" in out and "wall 21.00 s > 20 s" in out
-    slow = [ln for ln in out.splitlines() if ln.strip().startswith("slowest cells of n")]
+    slow = [
+        ln
+        for ln in out.splitlines()
+        if ln.strip().startswith("slowest cells of n")
+    ]
     assert slow == [
         "  slowest cells of notebooks/00_a/02_y.ipynb: #3 19.0 s `train.fit(model)`; "
         "#1 0.5 s `import torch`; #4 0.1 s `x`"
@@ -150,14 +203,24 @@ def test_main_exits_1_on_an_exceeded_budget(tmp_path, capsys):
 
 
 def test_main_names_the_suites_slowest_cells(tmp_path, capsys):
-    root = make_root(tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"])
+    root = make_root(
+        tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"]
+    )
     _, run_file, run_floor = fake_runs([10.0, 10.0])  # 20 s > 3 × 2 × 3 s
 
     def with_cells(path, env):
         r = run_file(path, env)
-        return Run(r.path, r.wall_s, r.peak_rss_mb, cells=((2, 1.0, "a"), (5, 7.5, "fit")))
+        return Run(
+            r.path,
+            r.wall_s,
+            r.peak_rss_mb,
+            cells=((2, 1.0, "a"), (5, 7.5, "fit")),
+        )
 
-    assert bench.main([], run_file=with_cells, run_floor=run_floor, root=root) == 1
+    assert (
+        bench.main([], run_file=with_cells, run_floor=run_floor, root=root)
+        == 1
+    )
     out = capsys.readouterr().out.splitlines()
     i = out.index("  slowest cells of the suite:")
     assert out[i + 1 : i + 5] == [
@@ -169,20 +232,30 @@ def test_main_names_the_suites_slowest_cells(tmp_path, capsys):
 
 
 def test_main_on_a_subset_keeps_bench_json(tmp_path):
-    root = make_root(tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"])
+    root = make_root(
+        tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"]
+    )
     seen, run_file, run_floor = fake_runs([4.0])
     target = str(root / "notebooks/00_a/02_y.ipynb")
-    assert bench.main([target], run_file=run_file, run_floor=run_floor, root=root) == 0
+    assert (
+        bench.main([target], run_file=run_file, run_floor=run_floor, root=root)
+        == 0
+    )
     assert [p.name for p, _ in seen] == ["02_y.ipynb"]
     assert not (root / "_build" / "bench.json").exists()
     data = json.loads((root / "_build" / "bench-subset.json").read_text())
-    assert [n["path"] for n in data["notebooks"]] == ["notebooks/00_a/02_y.ipynb"]
+    assert [n["path"] for n in data["notebooks"]] == [
+        "notebooks/00_a/02_y.ipynb"
+    ]
 
 
 def test_main_with_no_notebooks_fails(tmp_path):
     (tmp_path / "notebooks").mkdir()
     _, run_file, run_floor = fake_runs([])
-    assert bench.main([], run_file=run_file, run_floor=run_floor, root=tmp_path) == 1
+    assert (
+        bench.main([], run_file=run_file, run_floor=run_floor, root=tmp_path)
+        == 1
+    )
 
 
 def test_floor_notebook_only_imports():

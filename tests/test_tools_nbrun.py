@@ -26,7 +26,9 @@ def notebook(*sources):
 ALLOC_MB = 300
 
 
-def test_a_real_kernel_is_measured_and_gets_the_environment(tmp_path, monkeypatch):
+def test_a_real_kernel_is_measured_and_gets_the_environment(
+    tmp_path, monkeypatch
+):
     """One kernel: memory peak caught, wall time counted, env and cwd passed, error kept."""
     monkeypatch.setenv("MPLBACKEND", "Agg")  # as the Makefile exports it
     nb = notebook(
@@ -36,14 +38,24 @@ def test_a_real_kernel_is_measured_and_gets_the_environment(tmp_path, monkeypatc
         "1 / 0",
         "print('never')",
     )
-    r = nbrun.execute(nb, name="fixture.ipynb", cwd=tmp_path, env={"LIVINGDICT_SEED": "3"}, seed=3)
-    assert r.error == "cell 2: ZeroDivisionError: division by zero" and not r.ok
+    r = nbrun.execute(
+        nb,
+        name="fixture.ipynb",
+        cwd=tmp_path,
+        env={"LIVINGDICT_SEED": "3"},
+        seed=3,
+    )
+    assert (
+        r.error == "cell 2: ZeroDivisionError: division by zero" and not r.ok
+    )
     assert r.peak_rss_mb > ALLOC_MB + 20  # the array plus an interpreter
     assert r.peak_rss_mb < ALLOC_MB + 400
     assert 0.5 < r.wall_s < 60
     seed, backend, cwd = nb.cells[1].outputs[0]["text"].split()
     assert seed == "3" and cwd == str(tmp_path)
-    assert backend == "module://matplotlib_inline.backend_inline"  # the reader's backend
+    assert (
+        backend == "module://matplotlib_inline.backend_inline"
+    )  # the reader's backend
     assert nb.cells[3].outputs == []
     assert r.seed == 3
     assert [(i, head) for i, _, head in r.cells] == [
@@ -76,7 +88,9 @@ def test_polling_counts_children():
         f"import numpy as np, time; x = np.ones({ALLOC_MB} * 2**20 // 8); "
         "print(1, flush=True); time.sleep(30)"
     )
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True
+    )
     try:
         child.stdout.readline()  # the child holds its array now
         own = psutil.Process().memory_info().rss / nbrun.MB
@@ -110,7 +124,9 @@ def test_find_notebooks(tmp_path):
     ]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("{}")
-    found = [nbrun.rel_name(p, tmp_path) for p in nbrun.find_notebooks(tmp_path)]
+    found = [
+        nbrun.rel_name(p, tmp_path) for p in nbrun.find_notebooks(tmp_path)
+    ]
     assert found == ["notebooks/a/02.ipynb", "notebooks/b/01.ipynb"]
     only = nbrun.find_notebooks(tmp_path, [tmp_path / "notebooks" / "b"])
     assert [p.name for p in only] == ["01.ipynb"]

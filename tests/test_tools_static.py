@@ -9,9 +9,7 @@ import yaml
 from tools import static_checks
 
 NB = "notebooks/00_intro/01_lesson"
-CHECK_SRC = (
-    'claims.check(\n    "C0.1",\n    err < 1e-5,\n    measured=err,\n    expected="< 1e-5",\n)'
-)
+CHECK_SRC = 'claims.check(\n    "C0.1",\n    err < 1e-5,\n    measured=err,\n    expected="< 1e-5",\n)'
 
 
 def write_nb(root, name, sources, *, markdown=("# A lesson",)):
@@ -33,7 +31,9 @@ def write_registry(root, claims):
     path = root / "src" / "livingdict" / "claims.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
-        yaml.safe_dump({"chapters": {0: {"title": "t", "section": "s"}}, "claims": claims})
+        yaml.safe_dump(
+            {"chapters": {0: {"title": "t", "section": "s"}}, "claims": claims}
+        )
     )
 
 
@@ -57,8 +57,20 @@ def tree(tmp_path):
     write_registry(
         tmp_path,
         [
-            {"id": "C0.1", "chapter": 0, "claim": "x", "verdict": "holds", "notebook": NB},
-            {"id": "C1.1", "chapter": 1, "claim": "y", "verdict": None, "notebook": None},
+            {
+                "id": "C0.1",
+                "chapter": 0,
+                "claim": "x",
+                "verdict": "holds",
+                "notebook": NB,
+            },
+            {
+                "id": "C1.1",
+                "chapter": 1,
+                "claim": "y",
+                "verdict": None,
+                "notebook": None,
+            },
         ],
     )
     return tmp_path
@@ -86,7 +98,9 @@ def test_clean_tree_passes(tree, capsys):
 
 def test_notebook_saved_with_outputs_fails(tree, capsys):
     def run_it(nb):
-        nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="hi\n")]
+        nb.cells[1].outputs = [
+            nbformat.v4.new_output("stream", name="stdout", text="hi\n")
+        ]
 
     edit_nb(tree / f"{NB}.ipynb", run_it)
     assert errors(tree) == [f"{NB}.ipynb: cell 1 is stored with outputs"]
@@ -97,7 +111,9 @@ def test_notebook_saved_with_outputs_fails(tree, capsys):
 def test_execution_count_and_widget_state_fail(tree):
     def run_it(nb):
         nb.cells[2].execution_count = 3
-        nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {}}
+        nb.metadata["widgets"] = {
+            "application/vnd.jupyter.widget-state+json": {}
+        }
 
     edit_nb(tree / f"{NB}.ipynb", run_it)
     assert errors(tree) == [
@@ -110,7 +126,9 @@ def test_a_really_executed_notebook_fails(tree):
     """The shape nbclient writes: outputs and counts on every code cell."""
     path = tree / f"{NB}.ipynb"
     nb = json.loads(path.read_text())
-    for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
+    for i, cell in enumerate(
+        c for c in nb["cells"] if c["cell_type"] == "code"
+    ):
         cell["execution_count"] = i + 1
         cell["outputs"] = [{"output_type": "execute_result", "data": {"text/plain": "1"},
                             "metadata": {}, "execution_count": i + 1}]  # fmt: skip
@@ -119,7 +137,9 @@ def test_a_really_executed_notebook_fails(tree):
 
 
 def test_unreadable_notebook_fails(tree):
-    (tree / "notebooks" / "00_intro" / "02_broken.ipynb").write_text("{not json")
+    (tree / "notebooks" / "00_intro" / "02_broken.ipynb").write_text(
+        "{not json"
+    )
     errs = errors(tree)
     assert any("02_broken.ipynb: not a readable notebook" in e for e in errs)
 
@@ -128,25 +148,32 @@ def test_checkpoints_are_ignored(tree):
     cp = tree / "notebooks" / "00_intro" / ".ipynb_checkpoints"
     write_nb(cp.parent, ".ipynb_checkpoints/01_lesson-checkpoint", ["1"])
     edit_nb(
-        cp / "01_lesson-checkpoint.ipynb", lambda nb: setattr(nb.cells[1], "execution_count", 1)
+        cp / "01_lesson-checkpoint.ipynb",
+        lambda nb: setattr(nb.cells[1], "execution_count", 1),
     )
     assert errors(tree) == []
 
 
 def test_notebook_missing_from_toc_fails(tree):
     write_nb(tree, "notebooks/01_x/01_new", ["1 + 1"])
-    assert errors(tree) == ["notebooks/01_x/01_new.ipynb is not listed in _toc.yml"]
+    assert errors(tree) == [
+        "notebooks/01_x/01_new.ipynb is not listed in _toc.yml"
+    ]
 
 
 def test_toc_entry_that_does_not_exist_fails(tree):
     write_toc(tree, [NB, "book/claims_ledger", "book/ch1_gone"])
-    assert errors(tree) == ["_toc.yml: file 'book/ch1_gone' does not exist (.md, .ipynb or .rst)"]
+    assert errors(tree) == [
+        "_toc.yml: file 'book/ch1_gone' does not exist (.md, .ipynb or .rst)"
+    ]
 
 
 def test_toc_root_must_exist_and_suffixes_are_allowed(tree):
     (tree / "book" / "intro.md").unlink()
     write_toc(tree, [f"{NB}.ipynb", "book/claims_ledger.md"])
-    assert errors(tree) == ["_toc.yml: root 'book/intro' does not exist (.md, .ipynb or .rst)"]
+    assert errors(tree) == [
+        "_toc.yml: root 'book/intro' does not exist (.md, .ipynb or .rst)"
+    ]
 
 
 def test_missing_toc_fails(tree):
@@ -162,14 +189,27 @@ def test_registered_notebook_without_its_check_fails(tree):
 
 
 def test_check_in_markdown_does_not_count(tree):
-    write_nb(tree, NB, ["err = 0.0"], markdown=['We call `check("C0.1", ...)` below.'])
+    write_nb(
+        tree,
+        NB,
+        ["err = 0.0"],
+        markdown=['We call `check("C0.1", ...)` below.'],
+    )
     assert errors(tree) == [
         "C0.1: notebooks/00_intro/01_lesson.ipynb has no check('C0.1', ...) call"
     ]
 
 
 def test_id_checked_twice_fails(tree):
-    write_nb(tree, NB, ["err = 0.0", CHECK_SRC, "check('C0.1', True, measured=1, expected=1)"])
+    write_nb(
+        tree,
+        NB,
+        [
+            "err = 0.0",
+            CHECK_SRC,
+            "check('C0.1', True, measured=1, expected=1)",
+        ],
+    )
     assert errors(tree) == [f"C0.1: checked 2 times ({NB}, {NB}); once only"]
 
 
@@ -185,14 +225,28 @@ def test_id_checked_by_a_second_notebook_fails(tree):
 
 def test_unregistered_id_fails(tree):
     write_nb(
-        tree, NB, ["err = 0.0", CHECK_SRC, 'claims.check("C9.9", True, measured=1, expected=1)']
+        tree,
+        NB,
+        [
+            "err = 0.0",
+            CHECK_SRC,
+            'claims.check("C9.9", True, measured=1, expected=1)',
+        ],
     )
-    assert errors(tree) == [f"C9.9: checked in {NB} but not registered in claims.yml"]
+    assert errors(tree) == [
+        f"C9.9: checked in {NB} but not registered in claims.yml"
+    ]
 
 
 def test_pending_id_that_a_notebook_checks_fails(tree):
     write_nb(
-        tree, NB, ["err = 0.0", CHECK_SRC, 'claims.check("C1.1", True, measured=1, expected=1)']
+        tree,
+        NB,
+        [
+            "err = 0.0",
+            CHECK_SRC,
+            'claims.check("C1.1", True, measured=1, expected=1)',
+        ],
     )
     report = static_checks.run_all(tree)
     assert report.errors == [
@@ -230,13 +284,28 @@ def test_registry_naming_a_missing_notebook_fails(tree):
 )  # fmt: skip
 def test_registry_entry_consistency(tree, verdict, notebook, message):
     write_registry(
-        tree, [{"id": "C0.1", "chapter": 0, "claim": "x", "verdict": verdict, "notebook": notebook}]
+        tree,
+        [
+            {
+                "id": "C0.1",
+                "chapter": 0,
+                "claim": "x",
+                "verdict": verdict,
+                "notebook": notebook,
+            }
+        ],
     )
     assert message in errors(tree)
 
 
 def test_duplicate_registry_id_fails(tree):
-    entry = {"id": "C0.1", "chapter": 0, "claim": "x", "verdict": "holds", "notebook": NB}
+    entry = {
+        "id": "C0.1",
+        "chapter": 0,
+        "claim": "x",
+        "verdict": "holds",
+        "notebook": NB,
+    }
     write_registry(tree, [entry, entry])
     assert errors(tree) == ["claims.yml: id C0.1 is registered twice"]
 
@@ -244,9 +313,18 @@ def test_duplicate_registry_id_fails(tree):
 def test_check_call_pattern():
     nb = {
         "cells": [
-            {"cell_type": "code", "source": ["claims.check(\n", '    "C1.2",\n', "    ok)"]},
-            {"cell_type": "code", "source": "livingdict.claims.check('B1', ok)\nrecheck = 1"},
-            {"cell_type": "code", "source": "check(cid, ok)  # not a literal: not counted"},
+            {
+                "cell_type": "code",
+                "source": ["claims.check(\n", '    "C1.2",\n', "    ok)"],
+            },
+            {
+                "cell_type": "code",
+                "source": "livingdict.claims.check('B1', ok)\nrecheck = 1",
+            },
+            {
+                "cell_type": "code",
+                "source": "check(cid, ok)  # not a literal: not counted",
+            },
             {"cell_type": "markdown", "source": 'check("C4.1", ok)'},
         ]
     }

@@ -19,7 +19,9 @@ def _seed():
 def test_self_attention_equals_multihead_attention(bias, causal):
     mha = nn.MultiheadAttention(12, 3, bias=bias, batch_first=True)
     x = torch.randn(4, 7, 12)
-    mask = nn.Transformer.generate_square_subsequent_mask(7) if causal else None
+    mask = (
+        nn.Transformer.generate_square_subsequent_mask(7) if causal else None
+    )
     ref, ref_w = mha(x, x, x, attn_mask=mask, average_attn_weights=False)
     out, w = SelfAttention.from_multihead(mha)(x, causal=causal)
     torch.testing.assert_close(out, ref)
@@ -29,9 +31,17 @@ def test_self_attention_equals_multihead_attention(bias, causal):
 def test_run_returns_row_stochastic_causal_maps_and_stream():
     m = AttentionOnly(10, 6, n_layers=3, n_heads=2)
     tr = m.run(torch.randint(10, (5, 6)))
-    assert tr.logits.shape == (5, 6, 10) and len(tr.maps) == 3 and len(tr.stream) == 4
+    assert (
+        tr.logits.shape == (5, 6, 10)
+        and len(tr.maps) == 3
+        and len(tr.stream) == 4
+    )
     for w in tr.maps:
-        assert w.shape == (5, 2, 6, 6) and (w >= 0).all() and (w.triu(1) == 0).all()
+        assert (
+            w.shape == (5, 2, 6, 6)
+            and (w >= 0).all()
+            and (w.triu(1) == 0).all()
+        )
         torch.testing.assert_close(w.sum(-1), torch.ones(5, 2, 6))
     torch.testing.assert_close(
         m(torch.zeros(2, 6, dtype=torch.long)),
@@ -48,7 +58,9 @@ def test_content_free_maps_do_not_depend_on_input():
 
 
 def test_mask_restricts_the_maps_and_no_residual_option():
-    mask = torch.ones(6, 6, dtype=torch.bool).tril().triu(-1)  # self and previous token
+    mask = (
+        torch.ones(6, 6, dtype=torch.bool).tril().triu(-1)
+    )  # self and previous token
     m = AttentionOnly(10, 6, mask=mask, residual=False)
     for w in m.maps(torch.randint(10, (3, 6))):
         assert (w[..., ~mask] == 0).all()
@@ -59,7 +71,10 @@ def test_mask_restricts_the_maps_and_no_residual_option():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(mask=torch.ones(5, 5, dtype=torch.bool)), r"\(6, 6\), got torch.bool \(5, 5\)"),
+        (
+            dict(mask=torch.ones(5, 5, dtype=torch.bool)),
+            r"\(6, 6\), got torch.bool \(5, 5\)",
+        ),
         (dict(mask=torch.ones(6, 6)), "boolean"),
         (dict(n_layers=0), "n_layers >= 1"),
     ],
@@ -76,7 +91,9 @@ def test_bad_tokens_and_bad_stream():
     with pytest.raises(ValueError, match=r"got \(2, 6\)"):
         SelfAttention(8)(torch.zeros(2, 6))
     with pytest.raises(ValueError, match="add_bias_kv"):
-        SelfAttention.from_multihead(nn.MultiheadAttention(8, 2, add_bias_kv=True))
+        SelfAttention.from_multihead(
+            nn.MultiheadAttention(8, 2, add_bias_kv=True)
+        )
 
 
 def test_two_layers_learn_recall_quickly():

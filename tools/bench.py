@@ -36,9 +36,7 @@ from tools.nbrun import Run
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOOR_NAME = "(floor: kernel + imports)"
-FLOOR_SOURCE = (
-    "import matplotlib\nimport matplotlib.pyplot\nimport numpy\nimport torch\n\nimport livingdict"
-)
+FLOOR_SOURCE = "import matplotlib\nimport matplotlib.pyplot\nimport numpy\nimport torch\n\nimport livingdict"
 
 
 @dataclass(frozen=True)
@@ -115,32 +113,45 @@ def to_json(floor: Run, runs: Sequence[Run]) -> dict[str, Any]:
     return {
         "floor": {"wall_s": floor.wall_s, "peak_rss_mb": floor.peak_rss_mb},
         "notebooks": [
-            {"path": r.path, "wall_s": r.wall_s, "peak_rss_mb": r.peak_rss_mb} for r in runs
+            {"path": r.path, "wall_s": r.wall_s, "peak_rss_mb": r.peak_rss_mb}
+            for r in runs
         ],
         "suite_wall_s": suite_wall(runs),
     }
 
 
-def table(floor: Run, runs: Sequence[Run], budgets: Budgets = Budgets()) -> str:
+def table(
+    floor: Run, runs: Sequence[Run], budgets: Budgets = Budgets()
+) -> str:
     """The printed report: one row per notebook, ``✗`` and the reason on every violation."""
     bad = violations(floor, runs, budgets)
     width = max([len(FLOOR_NAME), *(len(r.path) for r in runs)]) + 2
 
     def ratio(wall: float, n: int = 1) -> str:
-        return f"{wall / (n * floor.wall_s):12.2f}" if floor.wall_s > 0 and n else f"{'—':>12}"
+        return (
+            f"{wall / (n * floor.wall_s):12.2f}"
+            if floor.wall_s > 0 and n
+            else f"{'—':>12}"
+        )
 
-    def row(name: str, key: str, wall: float, peak: float | None, n: int = 1) -> str:
+    def row(
+        name: str, key: str, wall: float, peak: float | None, n: int = 1
+    ) -> str:
         mark = "✗" if key in bad else "✓"
         peak_s = f"{peak:9.0f}" if peak is not None else " " * 9
         line = f"{mark} {name:<{width}}{wall:8.2f}{peak_s}{ratio(wall, n)}"
         return line + ("   " + "; ".join(bad[key]) if key in bad else "")
 
-    lines = [f"  {'notebook':<{width}}{'wall s':>8}{'peak MB':>9}{'wall÷floor':>12}"]
+    lines = [
+        f"  {'notebook':<{width}}{'wall s':>8}{'peak MB':>9}{'wall÷floor':>12}"
+    ]
     lines.append(row(FLOOR_NAME, "floor", floor.wall_s, floor.peak_rss_mb))
     lines += [row(r.path, r.path, r.wall_s, r.peak_rss_mb) for r in runs]
     allowance = budgets.suite_wall_s(floor.wall_s, len(runs))
     suite = f"suite ({len(runs)} notebooks, budget {allowance:.1f} s)"
-    lines.append(row(suite, "suite", suite_wall(runs), None, len(runs)))  # ratio: per notebook
+    lines.append(
+        row(suite, "suite", suite_wall(runs), None, len(runs))
+    )  # ratio: per notebook
     lines.append(
         f"budgets: ≤ {budgets.wall_s:g} s and ≤ {budgets.rss_mb:g} MB per notebook; "
         f"suite ≤ {budgets.suite_factor:g} × n × floor (its wall÷floor is per notebook)"
@@ -166,16 +177,27 @@ def main(
     run_floor: Callable[[dict[str, str]], Run] = _run_floor,
     root: Path = ROOT,
 ) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__.split("\n")[0])
-    ap.add_argument("paths", nargs="*", help="notebooks or folders (default: notebooks/)")
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.bench", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument(
+        "paths", nargs="*", help="notebooks or folders (default: notebooks/)"
+    )
     ap.add_argument("--out", type=Path, help="where to write the JSON report")
-    ap.add_argument("--floor-runs", type=int, default=2, help="floor repetitions; fastest counts")
+    ap.add_argument(
+        "--floor-runs",
+        type=int,
+        default=2,
+        help="floor repetitions; fastest counts",
+    )
     args = ap.parse_args(argv)
     try:
         paths = nbrun.find_notebooks(root, args.paths)
     except ValueError as err:
         ap.error(str(err))
-    out = args.out or root / "_build" / ("bench-subset.json" if args.paths else "bench.json")
+    out = args.out or root / "_build" / (
+        "bench-subset.json" if args.paths else "bench.json"
+    )
     ledger = root / "_build" / "bench-ledger.jsonl"
     ledger.parent.mkdir(parents=True, exist_ok=True)
     ledger.write_text("")
@@ -183,17 +205,28 @@ def main(
     floors = []
     for _ in range(max(1, args.floor_runs)):
         floors.append(run_floor({"LIVINGDICT_LEDGER": str(ledger)}))
-        print(f"  floor: {floors[-1].wall_s:.2f} s, {floors[-1].peak_rss_mb:.0f} MB", flush=True)
+        print(
+            f"  floor: {floors[-1].wall_s:.2f} s, {floors[-1].peak_rss_mb:.0f} MB",
+            flush=True,
+        )
     floor = min(floors, key=lambda r: (not r.ok, r.wall_s))
     runs = []
     for path in paths:
         name = nbrun.rel_name(path, root)
-        env = {"LIVINGDICT_LEDGER": str(ledger), "LIVINGDICT_NOTEBOOK": name.removesuffix(".ipynb")}
-        env["LIVINGDICT_SEED"] = ""  # the default seed, whatever the caller's shell says
+        env = {
+            "LIVINGDICT_LEDGER": str(ledger),
+            "LIVINGDICT_NOTEBOOK": name.removesuffix(".ipynb"),
+        }
+        env["LIVINGDICT_SEED"] = (
+            ""  # the default seed, whatever the caller's shell says
+        )
         runs.append(run_file(path, env))
         r = runs[-1]
         status = "ok" if r.ok else f"FAILED: {r.error}"
-        print(f"  {r.path}: {r.wall_s:.2f} s, {r.peak_rss_mb:.0f} MB, {status}", flush=True)
+        print(
+            f"  {r.path}: {r.wall_s:.2f} s, {r.peak_rss_mb:.0f} MB, {status}",
+            flush=True,
+        )
 
     print()
     print(table(floor, runs))
@@ -211,10 +244,14 @@ def main(
                 + "; ".join(f"#{i} {t:.1f} s `{h}`" for i, t, h in slow)
             )
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(to_json(floor, runs), indent=2) + "\n", encoding="utf-8")
+    out.write_text(
+        json.dumps(to_json(floor, runs), indent=2) + "\n", encoding="utf-8"
+    )
     print(f"wrote {out}")
     if bad:
-        print(f"bench: FAILED ({sum(len(v) for v in bad.values())} budget(s) exceeded or errors)")
+        print(
+            f"bench: FAILED ({sum(len(v) for v in bad.values())} budget(s) exceeded or errors)"
+        )
         return 1
     print("bench: every budget met")
     return 0

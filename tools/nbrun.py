@@ -54,7 +54,9 @@ class Run:
         return self.error is None
 
 
-def find_notebooks(root: Path, targets: Iterable[str | Path] = ()) -> list[Path]:
+def find_notebooks(
+    root: Path, targets: Iterable[str | Path] = ()
+) -> list[Path]:
     """The notebooks to run, sorted: every ``*.ipynb`` under ``root/notebooks`` or under
     the given files / folders. Checkpoint and hidden folders are skipped. Raises
     ``ValueError`` for a target that does not exist or is not a notebook."""
@@ -68,7 +70,9 @@ def find_notebooks(root: Path, targets: Iterable[str | Path] = ()) -> list[Path]
             found.update(
                 q
                 for q in p.rglob("*.ipynb")
-                if not any(part.startswith(".") for part in q.relative_to(p).parts)
+                if not any(
+                    part.startswith(".") for part in q.relative_to(p).parts
+                )
             )
         elif p.is_file() and p.suffix == ".ipynb":
             found.add(p)
@@ -86,9 +90,13 @@ def rel_name(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def kernel_env(extra: Mapping[str, str] | None = None, drop: Iterable[str] = ()) -> dict[str, str]:
+def kernel_env(
+    extra: Mapping[str, str] | None = None, drop: Iterable[str] = ()
+) -> dict[str, str]:
     """The caller's environment without ``DROPPED_ENV`` and ``drop``, updated with ``extra``."""
-    env = {k: v for k, v in os.environ.items() if k not in (*DROPPED_ENV, *drop)}
+    env = {
+        k: v for k, v in os.environ.items() if k not in (*DROPPED_ENV, *drop)
+    }
     env.update(extra or {})
     return env
 
@@ -168,12 +176,29 @@ async def _execute(
                 for index, cell in enumerate(client.nb.cells):
                     c0 = time.perf_counter()
                     await client.async_execute_cell(
-                        cell, index, execution_count=client.code_cells_executed + 1
+                        cell,
+                        index,
+                        execution_count=client.code_cells_executed + 1,
                     )
                     if cell.cell_type == "code":
-                        head = next((ln for ln in cell.source.splitlines() if ln.strip()), "")
-                        cells.append((index, round(time.perf_counter() - c0, 3), head[:60]))
-            except Exception as err:  # the notebook failed: report it, keep the numbers
+                        head = next(
+                            (
+                                ln
+                                for ln in cell.source.splitlines()
+                                if ln.strip()
+                            ),
+                            "",
+                        )
+                        cells.append(
+                            (
+                                index,
+                                round(time.perf_counter() - c0, 3),
+                                head[:60],
+                            )
+                        )
+            except (
+                Exception
+            ) as err:  # the notebook failed: report it, keep the numbers
                 error = f"cell {index}: {_describe(err)}"
             wall = time.perf_counter() - t0
             peak = max(monitor.stop(), _hwm_mb(pid))
@@ -208,13 +233,21 @@ def execute(
     )
     with tempfile.TemporaryFile("w+") as log:
         cells: list[tuple[int, float, str]] = []
-        wall, peak, error = asyncio.run(_execute(client, kernel_env(env), log, cells))
+        wall, peak, error = asyncio.run(
+            _execute(client, kernel_env(env), log, cells)
+        )
         if error:
             log.seek(0)
-            tail = [ln for ln in log.read().splitlines() if "without encryption" not in ln]
+            tail = [
+                ln
+                for ln in log.read().splitlines()
+                if "without encryption" not in ln
+            ]
             if tail:
                 error += "\n    kernel stderr: " + "\n    ".join(tail[-5:])
-    return Run(name, round(wall, 3), round(peak, 1), error or None, seed, tuple(cells))
+    return Run(
+        name, round(wall, 3), round(peak, 1), error or None, seed, tuple(cells)
+    )
 
 
 def run_file(
@@ -227,4 +260,6 @@ def run_file(
     """Execute the notebook file ``path`` (in its folder) and name it relative to ``root``."""
     path = Path(path).resolve()
     nb = nbformat.read(path, as_version=4)
-    return execute(nb, name=rel_name(path, root), cwd=path.parent, env=env, seed=seed)
+    return execute(
+        nb, name=rel_name(path, root), cwd=path.parent, env=env, seed=seed
+    )

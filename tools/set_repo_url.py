@@ -23,20 +23,34 @@ URL = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+$")
 def set_config(text: str, url: str, branch: str | None = None) -> str:
     """``_config.yml`` text with the ``repository:`` block's url (and branch) replaced."""
     if not URL.match(url):
-        raise ValueError(f"expected https://github.com/<owner>/<name>, got {url!r}")
+        raise ValueError(
+            f"expected https://github.com/<owner>/<name>, got {url!r}"
+        )
     block = re.search(r"^repository:\n((?:[ \t]+.*\n|\s*\n)+)", text, re.M)
     if block is None:
         raise ValueError("_config.yml has no repository: block")
-    body = re.sub(r"^(\s+url:\s*).*$", lambda m: m.group(1) + url, block.group(1), flags=re.M)
+    body = re.sub(
+        r"^(\s+url:\s*).*$",
+        lambda m: m.group(1) + url,
+        block.group(1),
+        flags=re.M,
+    )
     if branch:
-        body = re.sub(r"^(\s+branch:\s*).*$", lambda m: m.group(1) + branch, body, flags=re.M)
+        body = re.sub(
+            r"^(\s+branch:\s*).*$",
+            lambda m: m.group(1) + branch,
+            body,
+            flags=re.M,
+        )
     return text[: block.start(1)] + body + text[block.end(1) :]
 
 
 def set_colab_cell(source: str, old_url: str, new_url: str) -> str:
     """The Colab cell with ``git+<old_url>`` replaced by ``git+<new_url>``."""
     if f"git+{old_url}" not in source:
-        raise ValueError(f"the Colab cell does not name git+{old_url}:\n{source}")
+        raise ValueError(
+            f"the Colab cell does not name git+{old_url}:\n{source}"
+        )
     return source.replace(f"git+{old_url}", f"git+{new_url}")
 
 
@@ -49,8 +63,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     url = args.url.rstrip("/").removesuffix(".git")
     config = ROOT / "_config.yml"
-    old_url = yaml.safe_load(config.read_text(encoding="utf-8"))["repository"]["url"].rstrip("/")
-    config.write_text(set_config(config.read_text(encoding="utf-8"), url, args.branch))
+    old_url = yaml.safe_load(config.read_text(encoding="utf-8"))["repository"][
+        "url"
+    ].rstrip("/")
+    config.write_text(
+        set_config(config.read_text(encoding="utf-8"), url, args.branch)
+    )
     for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
         if ".ipynb_checkpoints" in path.parts:
             continue

@@ -32,6 +32,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 from livingdict.claims import VERDICTS  # noqa: E402
+
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(?P<q>["'])(?P<id>[^"'\n]+)(?P=q)""")
 TOC_SUFFIXES = (".md", ".ipynb", ".rst")
 
@@ -84,9 +85,13 @@ def check_clean(root: Path) -> list[str]:
             if cell.get("outputs"):
                 errors.append(f"{name}: cell {i} is stored with outputs")
             if cell.get("execution_count") is not None:
-                errors.append(f"{name}: cell {i} is stored with an execution count")
+                errors.append(
+                    f"{name}: cell {i} is stored with an execution count"
+                )
         if "widgets" in nb.get("metadata", {}):
-            errors.append(f"{name}: stored with widget state (metadata.widgets)")
+            errors.append(
+                f"{name}: stored with widget state (metadata.widgets)"
+            )
     return errors
 
 
@@ -124,12 +129,16 @@ def check_toc(root: Path) -> list[str]:
     listed: set[str] = set()
     for kind, entry in _toc_entries(toc):
         if kind == "glob":
-            listed.update(_strip(_rel(p, root)) for p in root.glob(entry + "*"))
+            listed.update(
+                _strip(_rel(p, root)) for p in root.glob(entry + "*")
+            )
             continue
         base = _strip(entry.strip("/"))
         listed.add(base)
         if not any((root / (base + s)).is_file() for s in TOC_SUFFIXES):
-            errors.append(f"_toc.yml: {kind} {entry!r} does not exist (.md, .ipynb or .rst)")
+            errors.append(
+                f"_toc.yml: {kind} {entry!r} does not exist (.md, .ipynb or .rst)"
+            )
     for path in notebooks(root):
         name = _strip(_rel(path, root))
         if name not in listed:
@@ -152,7 +161,9 @@ def check_claims(root: Path) -> tuple[list[str], list[str]]:
     """Registry and notebooks agree (see the module docstring). Returns (errors, pending)."""
     reg_path = root / "src" / "livingdict" / "claims.yml"
     try:
-        entries = yaml.safe_load(reg_path.read_text(encoding="utf-8"))["claims"]
+        entries = yaml.safe_load(reg_path.read_text(encoding="utf-8"))[
+            "claims"
+        ]
     except (OSError, yaml.YAMLError, KeyError, TypeError) as err:
         return [f"{_rel(reg_path, root)}: unreadable registry ({err})"], []
     errors: list[str] = []
@@ -164,7 +175,9 @@ def check_claims(root: Path) -> tuple[list[str], list[str]]:
 
     checks: dict[str, list[str]] = {}  # id -> notebooks (one item per call)
     for path in notebooks(root):
-        nb = _load(path, root, [])  # unreadable notebooks are reported by check_clean
+        nb = _load(
+            path, root, []
+        )  # unreadable notebooks are reported by check_clean
         for cid in checked_ids(nb or {}):
             checks.setdefault(cid, []).append(_strip(_rel(path, root)))
 
@@ -172,7 +185,9 @@ def check_claims(root: Path) -> tuple[list[str], list[str]]:
     for cid, e in registry.items():
         nb, verdict = e.get("notebook"), e.get("verdict")
         if verdict is not None and verdict not in VERDICTS:
-            errors.append(f"{cid}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
+            errors.append(
+                f"{cid}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}"
+            )
         if (nb is None) != (verdict is None):
             errors.append(
                 f"{cid}: names {'a notebook' if nb else 'no notebook'} but "
@@ -183,7 +198,9 @@ def check_claims(root: Path) -> tuple[list[str], list[str]]:
                 pending.append(cid)
             continue
         if str(nb).endswith(".ipynb"):
-            errors.append(f"{cid}: notebook {nb!r} must be named without .ipynb")
+            errors.append(
+                f"{cid}: notebook {nb!r} must be named without .ipynb"
+            )
             nb = nb[: -len(".ipynb")]
         if not (root / f"{nb}.ipynb").is_file():
             errors.append(f"{cid}: its notebook {nb}.ipynb does not exist")
@@ -192,14 +209,20 @@ def check_claims(root: Path) -> tuple[list[str], list[str]]:
 
     for cid, where in sorted(checks.items()):
         if cid not in registry:
-            errors.append(f"{cid}: checked in {', '.join(where)} but not registered in claims.yml")
+            errors.append(
+                f"{cid}: checked in {', '.join(where)} but not registered in claims.yml"
+            )
             continue
         if len(where) > 1:
-            errors.append(f"{cid}: checked {len(where)} times ({', '.join(where)}); once only")
+            errors.append(
+                f"{cid}: checked {len(where)} times ({', '.join(where)}); once only"
+            )
         nb = registry[cid].get("notebook")
         for other in sorted(set(where) - {_strip(str(nb)) if nb else None}):
             target = nb if nb else "no notebook (pending)"
-            errors.append(f"{cid}: checked in {other}, but its registry entry names {target}")
+            errors.append(
+                f"{cid}: checked in {other}, but its registry entry names {target}"
+            )
     return errors, pending
 
 
@@ -216,7 +239,8 @@ def run_all(root: Path) -> Report:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m tools.static_checks", description=__doc__.split("\n")[0]
+        prog="python -m tools.static_checks",
+        description=__doc__.split("\n")[0],
     )
     ap.add_argument("--root", type=Path, default=ROOT)
     args = ap.parse_args(argv)
@@ -227,9 +251,13 @@ def main(argv: list[str] | None = None) -> int:
     if report.pending:
         print(f"pending (no lesson yet): {', '.join(report.pending)}")
     if report.errors:
-        print(f"static checks: FAILED ({len(report.errors)} problem(s) in {n} notebooks)")
+        print(
+            f"static checks: FAILED ({len(report.errors)} problem(s) in {n} notebooks)"
+        )
         return 1
-    print(f"static checks: passed ({n} notebooks; {len(report.pending)} claims pending)")
+    print(
+        f"static checks: passed ({n} notebooks; {len(report.pending)} claims pending)"
+    )
     return 0
 
 

@@ -60,7 +60,9 @@ class Summary:
 
     @property
     def ok(self) -> bool:
-        return not self.problems and all(r.status != "failed" for r in self.rows)
+        return not self.problems and all(
+            r.status != "failed" for r in self.rows
+        )
 
 
 def nb_key(path: str) -> str:
@@ -105,7 +107,9 @@ def aggregate(
             )
             continue
         if rec.get("id") not in registry:
-            problems.append(f"{rec.get('id')}: checked in {key[0]} but not registered")
+            problems.append(
+                f"{rec.get('id')}: checked in {key[0]} but not registered"
+            )
             continue
         lines.setdefault(rec["id"], []).append(rec)
 
@@ -115,14 +119,22 @@ def aggregate(
         nb = entry.get("notebook")
         recs = lines.get(cid, [])
         row = ClaimRow(cid, nb, "pending")
-        elsewhere = sorted({r["notebook"] for r in recs if r["notebook"] != nb})
-        if nb is None:  # the lesson is being written: not a failure, but say so
+        elsewhere = sorted(
+            {r["notebook"] for r in recs if r["notebook"] != nb}
+        )
+        if (
+            nb is None
+        ):  # the lesson is being written: not a failure, but say so
             if recs:
-                row.notes.append(f"checked by {', '.join(elsewhere)}: register its notebook")
+                row.notes.append(
+                    f"checked by {', '.join(elsewhere)}: register its notebook"
+                )
             rows.append(row)
             continue
         if elsewhere:
-            problems.append(f"{cid}: checked by {', '.join(elsewhere)}, registered to {nb}")
+            problems.append(
+                f"{cid}: checked by {', '.join(elsewhere)}, registered to {nb}"
+            )
         if nb not in run_notebooks:
             row.status = "not run"
             if existing_set is not None and nb not in existing_set:
@@ -138,7 +150,9 @@ def aggregate(
                 row.passed.append(s)
             else:
                 row.failed.append(s)
-        row.status = "passed" if len(row.passed) == len(seeds) and seeds else "failed"
+        row.status = (
+            "passed" if len(row.passed) == len(seeds) and seeds else "failed"
+        )
         rows.append(row)
     return Summary(seeds, rows, problems)
 
@@ -177,14 +191,24 @@ def report(summary: Summary) -> str:
 
 def load_registry(root: Path) -> dict[str, dict[str, Any]]:
     """``{id: entry}`` from ``root/src/livingdict/claims.yml``."""
-    data = yaml.safe_load((root / "src" / "livingdict" / "claims.yml").read_text(encoding="utf-8"))
+    data = yaml.safe_load(
+        (root / "src" / "livingdict" / "claims.yml").read_text(
+            encoding="utf-8"
+        )
+    )
     return {e["id"]: e for e in data["claims"]}
 
 
 def parse(argv: Sequence[str]) -> tuple[list[int], list[str], Path | None]:
-    ap = argparse.ArgumentParser(prog="python -m tools.sweep", description=__doc__.split("\n")[0])
-    ap.add_argument("items", nargs="*", help="seeds (integers) and notebooks or folders")
-    ap.add_argument("--ledger", type=Path, help="default: _build/sweep-ledger.jsonl")
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.sweep", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument(
+        "items", nargs="*", help="seeds (integers) and notebooks or folders"
+    )
+    ap.add_argument(
+        "--ledger", type=Path, help="default: _build/sweep-ledger.jsonl"
+    )
     args = ap.parse_args(argv)
     seeds = [int(a) for a in args.items if a.lstrip("-").isdigit()]
     paths = [a for a in args.items if not a.lstrip("-").isdigit()]
@@ -197,7 +221,10 @@ Runner = Callable[[Path, dict[str, str], int], Run]
 
 
 def main(
-    argv: Sequence[str] | None = None, *, run_file: Runner | None = None, root: Path = ROOT
+    argv: Sequence[str] | None = None,
+    *,
+    run_file: Runner | None = None,
+    root: Path = ROOT,
 ) -> int:
     seeds, targets, ledger = parse(sys.argv[1:] if argv is None else argv)
     if run_file is None:
@@ -213,7 +240,9 @@ def main(
     ledger = ledger or root / "_build" / "sweep-ledger.jsonl"
     ledger.parent.mkdir(parents=True, exist_ok=True)
     ledger.write_text("")
-    print(f"sweep: {len(paths)} notebook(s) × seeds {' '.join(map(str, seeds))} → {ledger}")
+    print(
+        f"sweep: {len(paths)} notebook(s) × seeds {' '.join(map(str, seeds))} → {ledger}"
+    )
     runs = []
     for path in paths:
         name = nbrun.rel_name(path, root)
@@ -226,14 +255,22 @@ def main(
             r = run_file(path, env, seed)
             runs.append(r)
             status = "ok" if r.ok else f"FAILED: {r.error}"
-            print(f"  {name} seed {seed}: {r.wall_s:.1f} s {status}", flush=True)
+            print(
+                f"  {name} seed {seed}: {r.wall_s:.1f} s {status}", flush=True
+            )
 
     from livingdict.claims import read_ledger
 
     existing = None
     if not targets:
         existing = {nb_key(nbrun.rel_name(p, root)) for p in paths}
-    summary = aggregate(load_registry(root), read_ledger(ledger), runs, seeds, existing=existing)
+    summary = aggregate(
+        load_registry(root),
+        read_ledger(ledger),
+        runs,
+        seeds,
+        existing=existing,
+    )
     print(report(summary))
     return 0 if summary.ok else 1
 

@@ -69,7 +69,9 @@ CHECK_TEXT = {
 
 
 # --------------------------------------------------------------------------- logic
-def latest_records(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def latest_records(
+    records: Iterable[Mapping[str, Any]],
+) -> dict[str, dict[str, Any]]:
     """The latest ledger record of each claim id (records are in file order)."""
     latest: dict[str, dict[str, Any]] = {}
     for rec in records:
@@ -78,7 +80,9 @@ def latest_records(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, 
 
 
 def claim_status(
-    entry: Mapping[str, Any], rec: Mapping[str, Any] | None, built: Iterable[str] | None
+    entry: Mapping[str, Any],
+    rec: Mapping[str, Any] | None,
+    built: Iterable[str] | None,
 ) -> str:
     """One of ``pending | unbuilt | missing | failed | passed``.
 
@@ -156,7 +160,9 @@ def short(value: Any, limit: int = 160, nested: bool = False) -> str:
     elif isinstance(value, float):
         text = f"{value:.3g}"
     elif isinstance(value, dict):
-        items = [f"{k} = {short(v, 60, nested=True)}" for k, v in value.items()]
+        items = [
+            f"{k} = {short(v, 60, nested=True)}" for k, v in value.items()
+        ]
         text = "{" + ", ".join(items) + "}" if nested else "; ".join(items)
     elif isinstance(value, list):
         head = ", ".join(short(v, 20, nested=True) for v in value[:8])
@@ -178,7 +184,9 @@ class claims_placeholder(nodes.General, nodes.Element):
     """Replaced by a summary, a table or a verdict box once all notebooks have run."""
 
 
-def _placeholder(directive: SphinxDirective, kind: str, **attrs: Any) -> list[nodes.Node]:
+def _placeholder(
+    directive: SphinxDirective, kind: str, **attrs: Any
+) -> list[nodes.Node]:
     directive.env.note_dependency(str(claims.REGISTRY_PATH))
     directive.env.metadata[directive.env.docname]["claims_ledger_page"] = True
     node = claims_placeholder()
@@ -216,10 +224,14 @@ class Verdict(SphinxDirective):
         return _placeholder(self, "verdict", ids=list(self.arguments))
 
 
-def verdict_badge_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+def verdict_badge_role(
+    name, rawtext, text, lineno, inliner, options=None, content=None
+):
     """``{verdict-badge}`holds``` renders a verdict as the ledger shows it."""
     if text not in (*VERDICTS, "pending"):
-        msg = inliner.reporter.error(f"verdict-badge: unknown verdict {text!r}", line=lineno)
+        msg = inliner.reporter.error(
+            f"verdict-badge: unknown verdict {text!r}", line=lineno
+        )
         return [inliner.problematic(rawtext, rawtext, msg)], [msg]
     return [_badge(None if text == "pending" else text)], []
 
@@ -229,7 +241,9 @@ def _built(app: Sphinx) -> set[str]:
     return set(app.env.found_docs)
 
 
-def _doc_link(app: Sphinx, fromdoc: str, target: str | None, text: str) -> nodes.Node:
+def _doc_link(
+    app: Sphinx, fromdoc: str, target: str | None, text: str
+) -> nodes.Node:
     if not target or target not in app.env.found_docs:
         return nodes.Text(text)
     ref = nodes.reference("", text, internal=True)
@@ -240,7 +254,9 @@ def _doc_link(app: Sphinx, fromdoc: str, target: str | None, text: str) -> nodes
 def _badge(verdict: str | None) -> nodes.Node:
     text = verdict or "pending"
     slug = text.replace(" ", "-")
-    return nodes.inline(text=text, classes=["claim-verdict", f"claim-verdict-{slug}"])
+    return nodes.inline(
+        text=text, classes=["claim-verdict", f"claim-verdict-{slug}"]
+    )
 
 
 def _summary(app: Sphinx, latest: dict) -> nodes.Node:
@@ -256,20 +272,37 @@ def _summary(app: Sphinx, latest: dict) -> nodes.Node:
         para += nodes.Text(" ")
         para += badge
         para += nodes.Text(" · " if i < len(parts) - 1 else ". ")
-    extra = [f"{counts[s]} {CHECK_TEXT[s]}" for s in ("unbuilt", "missing", "failed") if counts[s]]
+    extra = [
+        f"{counts[s]} {CHECK_TEXT[s]}"
+        for s in ("unbuilt", "missing", "failed")
+        if counts[s]
+    ]
     if extra:
-        para += nodes.emphasis(text="Not checked in this build: " + ", ".join(extra) + ".")
+        para += nodes.emphasis(
+            text="Not checked in this build: " + ", ".join(extra) + "."
+        )
     else:
         para += nodes.Text("Every check that ran in this build passed.")
     return para
 
 
-def _table(app: Sphinx, fromdoc: str, chapter: str | None, latest: dict) -> nodes.Node:
+def _table(
+    app: Sphinx, fromdoc: str, chapter: str | None, latest: dict
+) -> nodes.Node:
     reg = claims.registry()
     chapters = claims.chapters()
     built = _built(app)
-    rows = [e for e in reg.values() if chapter is None or str(e["chapter"]) == str(chapter)]
-    header = ["claim", "statement and lesson", "verdict and check", "measured (latest build)"]
+    rows = [
+        e
+        for e in reg.values()
+        if chapter is None or str(e["chapter"]) == str(chapter)
+    ]
+    header = [
+        "claim",
+        "statement and lesson",
+        "verdict and check",
+        "measured (latest build)",
+    ]
     widths = [9, 43, 18, 30]
     if chapter is None:
         header.insert(2, "essay section")
@@ -290,7 +323,9 @@ def _table(app: Sphinx, fromdoc: str, chapter: str | None, latest: dict) -> node
         rec = latest.get(e["id"])
         status = claim_status(e, rec, built)
         idpar = nodes.paragraph()
-        idpar += nodes.strong("", "", _doc_link(app, fromdoc, e.get("notebook"), e["id"]))
+        idpar += nodes.strong(
+            "", "", _doc_link(app, fromdoc, e.get("notebook"), e["id"])
+        )
         statement = nodes.paragraph(text=e["claim"].strip())
         lesson = nodes.paragraph(classes=["claim-lesson"])
         if e.get("notebook"):
@@ -304,7 +339,9 @@ def _table(app: Sphinx, fromdoc: str, chapter: str | None, latest: dict) -> node
         measured = nodes.line_block()
         for line in measured_lines(rec["measured"]) if shown else ["—"]:
             measured += nodes.line(text=line)
-        check = CHECK_TEXT[status] + (f", seed {rec.get('seed')}" if shown else "")
+        check = CHECK_TEXT[status] + (
+            f", seed {rec.get('seed')}" if shown else ""
+        )
         cells: list[list[nodes.Node]] = [
             [idpar],
             [statement, lesson],
@@ -315,7 +352,10 @@ def _table(app: Sphinx, fromdoc: str, chapter: str | None, latest: dict) -> node
             [measured],
         ]
         if chapter is None:
-            cells.insert(2, [nodes.paragraph(text=chapters[str(e["chapter"])]["section"])])
+            cells.insert(
+                2,
+                [nodes.paragraph(text=chapters[str(e["chapter"])]["section"])],
+            )
         row = nodes.row(classes=[f"claim-{status}"])
         for content in cells:
             row += nodes.entry("", *content)
@@ -323,14 +363,21 @@ def _table(app: Sphinx, fromdoc: str, chapter: str | None, latest: dict) -> node
     return table
 
 
-def _verdict_box(app: Sphinx, fromdoc: str, ids: list[str], latest: dict) -> nodes.Node:
+def _verdict_box(
+    app: Sphinx, fromdoc: str, ids: list[str], latest: dict
+) -> nodes.Node:
     reg = claims.registry()
     built = _built(app)
     verdicts = {reg[c].get("verdict") or "pending" for c in ids}
-    cls = BOX_CLASS.get(next(iter(verdicts)), "note") if len(verdicts) == 1 else "warning"
+    cls = (
+        BOX_CLASS.get(next(iter(verdicts)), "note")
+        if len(verdicts) == 1
+        else "warning"
+    )
     box = nodes.admonition(classes=["verdict", cls])
     box += nodes.title(
-        text="Verdict: " + ", ".join(f"{c} {reg[c].get('verdict') or 'pending'}" for c in ids)
+        text="Verdict: "
+        + ", ".join(f"{c} {reg[c].get('verdict') or 'pending'}" for c in ids)
     )
     for cid in ids:
         e = reg[cid]
@@ -349,9 +396,18 @@ def _verdict_box(app: Sphinx, fromdoc: str, ids: list[str], latest: dict) -> nod
             check += nodes.Text(f"Measured: {short(rec['measured'], 400)}. ")
             check += nodes.Text(f"Expected: {short(rec['expected'], 400)}.")
         else:
-            check += nodes.emphasis(text=f"Check: {CHECK_TEXT[status] or 'pending'}.")
+            check += nodes.emphasis(
+                text=f"Check: {CHECK_TEXT[status] or 'pending'}."
+            )
         box += check
-    index = next((d for d, m in app.env.metadata.items() if m.get("claims_ledger_index")), None)
+    index = next(
+        (
+            d
+            for d, m in app.env.metadata.items()
+            if m.get("claims_ledger_index")
+        ),
+        None,
+    )
     if index:
         foot = nodes.paragraph(classes=["verdict-ledger-link"])
         foot += nodes.Text("Every claim and its numbers: ")
@@ -379,18 +435,29 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 def _check_ledger(app: Sphinx, env) -> None:
     """After every page is read (every notebook that needed to run has run)."""
     latest = latest_records(claims.read_ledger(claims.ledger_path()))
-    for docname, message in ledger_problems(claims.registry(), latest, env.found_docs):
-        logger.warning(message, location=docname, type="claims", subtype="ledger")
+    for docname, message in ledger_problems(
+        claims.registry(), latest, env.found_docs
+    ):
+        logger.warning(
+            message, location=docname, type="claims", subtype="ledger"
+        )
 
 
 def ledger_stamp(
-    registry_text: str, latest: Mapping[str, Mapping[str, Any]], built: Iterable[str]
+    registry_text: str,
+    latest: Mapping[str, Mapping[str, Any]],
+    built: Iterable[str],
 ) -> str:
     """A digest of all the ledger pages show: the registry, the latest line of every id
     (its ``time`` aside: re-running a lesson to the same result changes nothing) and the
     set of pages in this build."""
-    shown = {cid: {k: v for k, v in rec.items() if k != "time"} for cid, rec in latest.items()}
-    blob = json.dumps([registry_text, shown, sorted(built)], sort_keys=True, default=str)
+    shown = {
+        cid: {k: v for k, v in rec.items() if k != "time"}
+        for cid, rec in latest.items()
+    }
+    blob = json.dumps(
+        [registry_text, shown, sorted(built)], sort_keys=True, default=str
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -403,7 +470,9 @@ def _rewrite_on_ledger_change(app: Sphinx, env) -> list[str]:
     if getattr(env, "claims_ledger_stamp", None) == stamp:
         return []
     env.claims_ledger_stamp = stamp
-    pages = (d for d, meta in env.metadata.items() if meta.get("claims_ledger_page"))
+    pages = (
+        d for d, meta in env.metadata.items() if meta.get("claims_ledger_page")
+    )
     return sorted(d for d in pages if d in env.found_docs)
 
 
@@ -412,7 +481,9 @@ def _add_static(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.setup_extension("page_fixes")  # beside this file: fixes every page needs
+    app.setup_extension(
+        "page_fixes"
+    )  # beside this file: fixes every page needs
     app.add_node(claims_placeholder)
     app.add_directive("claims-summary", ClaimsSummary)
     app.add_directive("claims-table", ClaimsTable)
@@ -423,4 +494,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-resolved", _resolve)
     app.connect("env-check-consistency", _check_ledger)
     app.connect("env-updated", _rewrite_on_ledger_change)
-    return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {
+        "version": "2.0",
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

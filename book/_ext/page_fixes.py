@@ -33,10 +33,15 @@ def _default_mode(app: Sphinx, config: Config) -> None:
 
 def _script_key(script: Any) -> tuple:
     attributes = getattr(script, "attributes", {}) or {}
-    return (getattr(script, "filename", str(script)) or "", tuple(sorted(attributes.items())))
+    return (
+        getattr(script, "filename", str(script)) or "",
+        tuple(sorted(attributes.items())),
+    )
 
 
-def _dedupe_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+def _dedupe_scripts(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree
+) -> None:
     scripts = context.get("script_files")
     if not scripts:
         return
@@ -58,7 +63,9 @@ def _parents(app: Sphinx) -> dict[str, str]:
     return parents
 
 
-def _chapter_citations(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+def _chapter_citations(
+    app: Sphinx, doctree: nodes.document, docname: str
+) -> None:
     domain = app.env.domains.get("cite")
     citations = getattr(domain, "citations", None)
     if not citations:
@@ -72,7 +79,10 @@ def _chapter_citations(app: Sphinx, doctree: nodes.document, docname: str) -> No
     by_key: dict[str, list] = {}
     for c in citations:
         by_key.setdefault(c.key, []).append(c)
-    size = {b: sum(c.bibliography_key == b for c in citations) for b in domain.bibliographies}
+    size = {
+        b: sum(c.bibliography_key == b for c in citations)
+        for b in domain.bibliographies
+    }
     parents = _parents(app)
     ancestors, doc = [], docname
     while doc in parents:
@@ -82,8 +92,17 @@ def _chapter_citations(app: Sphinx, doctree: nodes.document, docname: str) -> No
         cit = by_uri.get(ref.get("refuri", ""))
         if cit is None:
             continue
-        homes = [c for a in ancestors for c in by_key[cit.key] if c.bibliography_key.docname == a]
-        best = homes[0] if homes else max(by_key[cit.key], key=lambda c: size[c.bibliography_key])
+        homes = [
+            c
+            for a in ancestors
+            for c in by_key[cit.key]
+            if c.bibliography_key.docname == a
+        ]
+        best = (
+            homes[0]
+            if homes
+            else max(by_key[cit.key], key=lambda c: size[c.bibliography_key])
+        )
         if best is not cit:
             target = best.bibliography_key.docname
             ref["refuri"] = uri(docname, target) + "#" + best.citation_id
@@ -93,4 +112,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _default_mode)
     app.connect("html-page-context", _dedupe_scripts)
     app.connect("doctree-resolved", _chapter_citations)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {
+        "version": "1.0",
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

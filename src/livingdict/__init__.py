@@ -14,7 +14,13 @@ import random
 import numpy as np
 import torch
 
-__all__ = ["setup", "current_seed", "torch_threads", "DEFAULT_SEED", "TORCH_THREADS"]
+__all__ = [
+    "setup",
+    "current_seed",
+    "torch_threads",
+    "DEFAULT_SEED",
+    "TORCH_THREADS",
+]
 __version__ = "0.1.0"
 
 DEFAULT_SEED = 0
@@ -42,7 +48,9 @@ def torch_threads() -> int:
     if not env:
         return TORCH_THREADS
     if not env.isdigit() or int(env) < 1:
-        raise ValueError(f"LIVINGDICT_TORCH_THREADS must be an integer >= 1, got {env!r}")
+        raise ValueError(
+            f"LIVINGDICT_TORCH_THREADS must be an integer >= 1, got {env!r}"
+        )
     return int(env)
 
 
@@ -60,7 +68,9 @@ def setup(seed: int | None = None) -> int:
         try:
             seed = int(env) if env else DEFAULT_SEED
         except ValueError as err:
-            raise ValueError(f"LIVINGDICT_SEED must be an integer, got {env!r}") from err
+            raise ValueError(
+                f"LIVINGDICT_SEED must be an integer, got {env!r}"
+            ) from err
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
     random.seed(seed)

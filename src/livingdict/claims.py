@@ -66,7 +66,9 @@ def repo_root() -> Path | None:
     """The book's checkout (the folder with ``_config.yml`` and ``notebooks/``)."""
     for start in (Path.cwd(), Path(__file__).resolve()):
         for folder in (start, *start.parents):
-            if (folder / "_config.yml").is_file() and (folder / "notebooks").is_dir():
+            if (folder / "_config.yml").is_file() and (
+                folder / "notebooks"
+            ).is_dir():
                 return folder
     return None
 
@@ -118,7 +120,9 @@ class Condition:
             return cls(s, m[1], float(m[2]))
         if m := re.fullmatch(rf"({_NUMBER})\s*±\s*({_NUMBER})", s):
             return cls(s, "±", float(m[1]), float(m[2]))
-        if m := re.fullmatch(rf"in \[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]", s):
+        if m := re.fullmatch(
+            rf"in \[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]", s
+        ):
             return cls(s, "in", float(m[1]), float(m[2]))
         raise ValueError(
             f"expected condition {text!r} is not one of '< t', '<= t', '> t', "
@@ -178,7 +182,12 @@ def evaluate(
         held = all(cond.holds(v) for v in values)
         margin = min(cond.margin(v) for v in values)
         rows.append(
-            {"name": name, "expected": cond.text, "held": held, "margin": margin}
+            {
+                "name": name,
+                "expected": cond.text,
+                "held": held,
+                "margin": margin,
+            }
         )
     return rows
 
@@ -308,7 +317,9 @@ def check(
         f.write(json.dumps(record, ensure_ascii=False) + "\n")
     print(report(record))
     if not ok:
-        raise AssertionError(f"claim {claim_id} did not reproduce:\n{report(record)}")
+        raise AssertionError(
+            f"claim {claim_id} did not reproduce:\n{report(record)}"
+        )
     return record
 
 
@@ -320,12 +331,18 @@ def report(record: Mapping[str, Any]) -> str:
     for c in record.get("conditions", []):
         sign = "✓" if c["held"] else "✗"
         value = fmt(record["measured"][c["name"]])
-        lines.append(f"  {sign} {c['name']}: {value} (expected {c['expected']})")
+        lines.append(
+            f"  {sign} {c['name']}: {value} (expected {c['expected']})"
+        )
     for name, value in record["measured"].items():
         if name not in record.get("expected", {}):
             lines.append(f"    {name}: {fmt(value)}")
     for name, passed in record.get("controls", {}).items():
-        sign = "✗ passed the test (it must not)" if passed else "✓ failed, as it must"
+        sign = (
+            "✗ passed the test (it must not)"
+            if passed
+            else "✓ failed, as it must"
+        )
         lines.append(f"  control — {name}: {sign}")
     return "\n".join(lines)
 

@@ -39,9 +39,13 @@ def _seed(seed: int | None) -> int:
     return 0 if s is None else s
 
 
-def _split(x: np.ndarray, y: np.ndarray, test_fraction: float, seed: int) -> Split:
+def _split(
+    x: np.ndarray, y: np.ndarray, test_fraction: float, seed: int
+) -> Split:
     if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
+        raise ValueError(
+            f"test_fraction must lie in (0, 1), got {test_fraction}"
+        )
     perm = np.random.default_rng(seed).permutation(len(y))
     n_test = int(round(test_fraction * len(y)))
     te, tr = perm[:n_test], perm[n_test:]
@@ -67,7 +71,9 @@ def mnist1d(num_samples: int = 5000, seed: int | None = None) -> Split:
     from mnist1d.data import get_dataset_args, make_dataset
 
     if num_samples < 10:
-        raise ValueError(f"mnist1d needs at least 10 samples (one per class), got {num_samples}")
+        raise ValueError(
+            f"mnist1d needs at least 10 samples (one per class), got {num_samples}"
+        )
     args = get_dataset_args()
     args.num_samples = num_samples
     args.seed = _seed(seed)
@@ -89,7 +95,9 @@ def xor(
     Returns ``x (n, 2)`` float32 and ``y (n,)`` int64. No line separates the classes.
     """
     if n < 4 or noise < 0:
-        raise ValueError(f"xor needs n >= 4 and noise >= 0, got n={n}, noise={noise}")
+        raise ValueError(
+            f"xor needs n >= 4 and noise >= 0, got n={n}, noise={noise}"
+        )
     rng = np.random.default_rng(_seed(seed))
     corners = rng.integers(0, 2, size=(n, 2)) * 2 - 1
     x = corners + noise * rng.standard_normal((n, 2))

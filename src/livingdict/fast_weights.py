@@ -15,9 +15,16 @@ from __future__ import annotations
 import numpy as np
 
 
-def _pairs(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pairs(
+    keys: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     k, v = np.asarray(keys, dtype=float), np.asarray(values, dtype=float)
-    if k.ndim != 2 or v.ndim != 2 or k.shape[0] != v.shape[0] or k.shape[0] == 0:
+    if (
+        k.ndim != 2
+        or v.ndim != 2
+        or k.shape[0] != v.shape[0]
+        or k.shape[0] == 0
+    ):
         raise ValueError(
             f"fast weights need keys (N, d) and values (N, d_v) with the same N >= 1; "
             f"got keys {k.shape} and values {v.shape}"
@@ -28,7 +35,9 @@ def _pairs(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def random_keys(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` keys drawn uniformly on the unit sphere of ``ℝᵈ`` (Gaussian, normalised)."""
     if n < 1 or d < 1:
-        raise ValueError(f"random_keys needs n >= 1 and d >= 1, got n={n}, d={d}")
+        raise ValueError(
+            f"random_keys needs n >= 1 and d >= 1, got n={n}, d={d}"
+        )
     k = rng.standard_normal((n, d))
     return k / np.linalg.norm(k, axis=1, keepdims=True)
 
@@ -36,7 +45,9 @@ def random_keys(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
 def orthonormal_keys(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
     """``n ≤ d`` random orthonormal keys (rows of the Q of a Gaussian matrix's QR)."""
     if not 1 <= n <= d:
-        raise ValueError(f"orthonormal_keys: need 1 <= n <= d, got n={n}, d={d}")
+        raise ValueError(
+            f"orthonormal_keys: need 1 <= n <= d, got n={n}, d={d}"
+        )
     q, _ = np.linalg.qr(rng.standard_normal((d, n)))
     return q.T
 
@@ -47,7 +58,9 @@ def sum_rule(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
     return v.T @ k
 
 
-def delta_rule(keys: np.ndarray, values: np.ndarray, sweeps: int = 1) -> np.ndarray:
+def delta_rule(
+    keys: np.ndarray, values: np.ndarray, sweeps: int = 1
+) -> np.ndarray:
     """The delta rule, ``sweeps`` passes over the pairs in order, from ``W = 0``:
 
         W ← W + (vᵢ − W kᵢ) kᵢᵀ / ‖kᵢ‖²
@@ -85,7 +98,9 @@ def read(w: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """Read the fast-weight dictionary: row ``j`` of the result is ``W qⱼ``, ``(M, d_v)``."""
     w, q = np.asarray(w, dtype=float), np.asarray(queries, dtype=float)
     if w.ndim != 2 or q.ndim != 2 or q.shape[1] != w.shape[1]:
-        raise ValueError(f"read: W {w.shape} (d_v, d) cannot read queries {q.shape} (M, d)")
+        raise ValueError(
+            f"read: W {w.shape} (d_v, d) cannot read queries {q.shape} (M, d)"
+        )
     return q @ w.T
 
 

@@ -20,18 +20,24 @@ from .lookup import lookup, soft_keys
 def _pm1(x: np.ndarray, name: str) -> np.ndarray:
     a = np.asarray(x, dtype=float)
     if a.ndim != 2 or a.shape[0] == 0 or not np.isin(a, (-1.0, 1.0)).all():
-        raise ValueError(f"{name} must be a non-empty (n, d) array of ±1, got shape {a.shape}")
+        raise ValueError(
+            f"{name} must be a non-empty (n, d) array of ±1, got shape {a.shape}"
+        )
     return a
 
 
 def random_patterns(p: int, d: int, rng: np.random.Generator) -> np.ndarray:
     """``p`` random patterns in ``{−1, +1}ᵈ``, each bit a fair coin."""
     if p < 1 or d < 1:
-        raise ValueError(f"random_patterns needs p >= 1 and d >= 1, got p={p}, d={d}")
+        raise ValueError(
+            f"random_patterns needs p >= 1 and d >= 1, got p={p}, d={d}"
+        )
     return rng.choice(np.array([-1.0, 1.0]), size=(p, d))
 
 
-def corrupt(patterns: np.ndarray, flip: float, rng: np.random.Generator) -> np.ndarray:
+def corrupt(
+    patterns: np.ndarray, flip: float, rng: np.random.Generator
+) -> np.ndarray:
     """Copies of ``patterns`` with each bit flipped independently with probability ``flip``."""
     x = _pm1(patterns, "corrupt: patterns")
     if not 0 <= flip <= 1:
@@ -40,7 +46,10 @@ def corrupt(patterns: np.ndarray, flip: float, rng: np.random.Generator) -> np.n
 
 
 def classical_retrieve(
-    patterns: np.ndarray, queries: np.ndarray, rng: np.random.Generator, max_sweeps: int = 30
+    patterns: np.ndarray,
+    queries: np.ndarray,
+    rng: np.random.Generator,
+    max_sweeps: int = 30,
 ) -> np.ndarray:
     """Run the classical network from each query to a fixed point (asynchronous updates).
 
@@ -77,7 +86,9 @@ def modern_retrieve(
     """
     x, q = _pm1(patterns, "patterns"), np.asarray(queries, dtype=float)
     if q.ndim != 2 or q.shape[1] != x.shape[1]:
-        raise ValueError(f"modern_retrieve: patterns {x.shape} and queries {q.shape} differ in d")
+        raise ValueError(
+            f"modern_retrieve: patterns {x.shape} and queries {q.shape} differ in d"
+        )
     if steps < 1:
         raise ValueError(f"modern_retrieve: steps must be >= 1, got {steps}")
     xt, s = torch.as_tensor(x), torch.as_tensor(q)
@@ -90,5 +101,7 @@ def success_rate(retrieved: np.ndarray, targets: np.ndarray) -> float:
     """Fraction of queries whose retrieved sign pattern equals its target, bit for bit."""
     r, t = np.asarray(retrieved), np.asarray(targets)
     if r.shape != t.shape:
-        raise ValueError(f"success_rate: retrieved {r.shape} and targets {t.shape} differ")
+        raise ValueError(
+            f"success_rate: retrieved {r.shape} and targets {t.shape} differ"
+        )
     return float((np.where(r >= 0, 1.0, -1.0) == t).all(axis=1).mean())

@@ -50,8 +50,12 @@ def arccos_kernel(cos, degree: int = 1) -> np.ndarray:
         return (np.sin(th) + (math.pi - th) * np.cos(th)) / math.pi
     if degree == 2:
         c = np.cos(th)
-        return (3 * np.sin(th) * c + (math.pi - th) * (1 + 2 * c**2)) / (3 * math.pi)
-    raise ValueError(f"arccos_kernel: degree must be 0, 1 or 2, got {degree!r}")
+        return (3 * np.sin(th) * c + (math.pi - th) * (1 + 2 * c**2)) / (
+            3 * math.pi
+        )
+    raise ValueError(
+        f"arccos_kernel: degree must be 0, 1 or 2, got {degree!r}"
+    )
 
 
 def iterate_kernel(cos0, depth: int, degree: int = 1) -> np.ndarray:
@@ -61,9 +65,13 @@ def iterate_kernel(cos0, depth: int, degree: int = 1) -> np.ndarray:
     cosine of two inputs after ``l`` wide random layers.
     """
     if depth < 0 or int(depth) != depth:
-        raise ValueError(f"iterate_kernel: depth must be an integer >= 0, got {depth!r}")
+        raise ValueError(
+            f"iterate_kernel: depth must be an integer >= 0, got {depth!r}"
+        )
     if degree not in (0, 1, 2):
-        raise ValueError(f"iterate_kernel: degree must be 0, 1 or 2, got {degree!r}")
+        raise ValueError(
+            f"iterate_kernel: degree must be 0, 1 or 2, got {degree!r}"
+        )
     c = np.asarray(cos0, dtype=float)
     _angles(c)  # validates cos0
     out = [c]
@@ -73,21 +81,37 @@ def iterate_kernel(cos0, depth: int, degree: int = 1) -> np.ndarray:
 
 
 def random_layer(
-    x, width: int, *, relu: bool = True, generator: torch.Generator | None = None
+    x,
+    width: int,
+    *,
+    relu: bool = True,
+    generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """One random layer with He initialisation: ``φ(x W)``, ``W_ij ~ N(0, 2/d)``
     (``d`` = number of columns of ``x``), ``φ`` = ReLU or, with ``relu=False``, the
     identity. ``x`` is ``(n, d)``; returns ``(n, width)`` float64."""
     h = torch.as_tensor(x, dtype=torch.float64)
     if h.ndim != 2:
-        raise ValueError(f"random_layer needs x of shape (n, d), got {tuple(h.shape)}")
-    w = gaussian(h.shape[1], width, scale=math.sqrt(2.0 / h.shape[1]), generator=generator)
+        raise ValueError(
+            f"random_layer needs x of shape (n, d), got {tuple(h.shape)}"
+        )
+    w = gaussian(
+        h.shape[1],
+        width,
+        scale=math.sqrt(2.0 / h.shape[1]),
+        generator=generator,
+    )
     z = h @ w
     return torch.relu(z) if relu else z
 
 
 def layer_cosines(
-    x, depth: int, width: int, *, relu: bool = True, generator: torch.Generator | None = None
+    x,
+    depth: int,
+    width: int,
+    *,
+    relu: bool = True,
+    generator: torch.Generator | None = None,
 ) -> np.ndarray:
     """Pairwise cosines of ``n`` inputs after each layer of a deep random network.
 
@@ -97,10 +121,14 @@ def layer_cosines(
     representation becomes all zero (its cosine is undefined).
     """
     if depth < 0 or int(depth) != depth:
-        raise ValueError(f"layer_cosines: depth must be an integer >= 0, got {depth!r}")
+        raise ValueError(
+            f"layer_cosines: depth must be an integer >= 0, got {depth!r}"
+        )
     h = torch.as_tensor(x, dtype=torch.float64)
     if h.ndim != 2:
-        raise ValueError(f"layer_cosines needs x of shape (n, d), got {tuple(h.shape)}")
+        raise ValueError(
+            f"layer_cosines needs x of shape (n, d), got {tuple(h.shape)}"
+        )
     out = [pairwise_cosine(h)]
     for _ in range(depth):
         h = random_layer(h, width, relu=relu, generator=generator)

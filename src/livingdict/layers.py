@@ -138,7 +138,9 @@ def attention(
         allowed = torch.ones(lq, lk, dtype=torch.bool, device=q.device).tril()
     if mask is not None:
         if mask.dtype != torch.bool:
-            raise ValueError(f"attention: mask must be boolean, got {mask.dtype}")
+            raise ValueError(
+                f"attention: mask must be boolean, got {mask.dtype}"
+            )
         if mask.shape[-2:] != (lq, lk):
             raise ValueError(
                 f"attention: mask {tuple(mask.shape)} does not fit scores ({lq}, {lk})"

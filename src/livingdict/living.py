@@ -38,13 +38,17 @@ class Snapshots:
 
     def __post_init__(self) -> None:
         parts = list(self.model)
-        if len(parts) != 3 or not all(isinstance(parts[i], nn.Linear) for i in (0, 2)):
+        if len(parts) != 3 or not all(
+            isinstance(parts[i], nn.Linear) for i in (0, 2)
+        ):
             raise ValueError(
                 f"Snapshots needs Sequential(Linear, act, Linear), got "
                 f"{[type(p).__name__ for p in parts]}"
             )
         if len(self.at) == 0 or min(self.at) < 1:
-            raise ValueError(f"Snapshots: at must list epochs >= 1, got {list(self.at)}")
+            raise ValueError(
+                f"Snapshots: at must list epochs >= 1, got {list(self.at)}"
+            )
         self._take(0)
 
     def _take(self, epoch: int) -> None:
@@ -63,7 +67,9 @@ def drift(history: Sequence[np.ndarray]) -> np.ndarray:
         raise ValueError("drift needs at least one snapshot, got none")
     w0 = np.asarray(history[0], dtype=float)
     if any(np.shape(w) != w0.shape for w in history):
-        raise ValueError(f"drift: snapshots differ in shape {[np.shape(w) for w in history]}")
+        raise ValueError(
+            f"drift: snapshots differ in shape {[np.shape(w) for w in history]}"
+        )
     n0 = np.linalg.norm(w0)
     if n0 == 0:
         raise ValueError(f"drift: the first snapshot {w0.shape} is all zeros")
@@ -78,10 +84,14 @@ def animate(
     Colour scales are symmetric per frame (the distance panel shows the growth)."""
     n = min(n_units, snaps.keys[0].shape[0])
     if int(np.prod(shape)) != snaps.keys[0].shape[1]:
-        raise ValueError(f"animate: keys {snaps.keys[0].shape} do not reshape to {shape}")
+        raise ValueError(
+            f"animate: keys {snaps.keys[0].shape} do not reshape to {shape}"
+        )
     # A fixed layout renders each frame ~2x faster than constrained layout. (layout="none"
     # is not enough: savefig resets it to the rc default after the first frame.)
-    fig = plt.figure(figsize=(8.4, 3.1), dpi=84, layout=PlaceHolderLayoutEngine(True, True))
+    fig = plt.figure(
+        figsize=(8.4, 3.1), dpi=84, layout=PlaceHolderLayoutEngine(True, True)
+    )
     cols = n // 2
     grid = fig.add_gridspec(
         2,
@@ -105,14 +115,26 @@ def animate(
     val_ax.set(xlabel="class", ylabel="unit", title="values W₂ᵀ")
     val_ax.grid(False)
     dk, dv = drift(snaps.keys), drift(snaps.values)
-    drift_ax.set(xlim=(0, snaps.epochs[-1]), ylim=(0, 1.05 * max(dk.max(), dv.max())))
-    drift_ax.set(xlabel="epoch", ylabel="relative distance", title="distance from the start")
-    (lk,) = drift_ax.plot([], [], "o-", ms=3, color=PALETTE[0], label="keys W₁")
-    (lv,) = drift_ax.plot([], [], "s-", ms=3, color=PALETTE[1], label="values W₂ᵀ")
+    drift_ax.set(
+        xlim=(0, snaps.epochs[-1]), ylim=(0, 1.05 * max(dk.max(), dv.max()))
+    )
+    drift_ax.set(
+        xlabel="epoch",
+        ylabel="relative distance",
+        title="distance from the start",
+    )
+    (lk,) = drift_ax.plot(
+        [], [], "o-", ms=3, color=PALETTE[0], label="keys W₁"
+    )
+    (lv,) = drift_ax.plot(
+        [], [], "s-", ms=3, color=PALETTE[1], label="values W₂ᵀ"
+    )
     drift_ax.legend(loc="upper left")
 
     def update(t: int) -> list:
-        lim = np.quantile(np.abs(snaps.keys[t][:n]), 0.98)  # a few edge pixels dominate max
+        lim = np.quantile(
+            np.abs(snaps.keys[t][:n]), 0.98
+        )  # a few edge pixels dominate max
         for i, im in enumerate(imgs):
             im.set_data(snaps.keys[t][i].reshape(shape))
             im.set_clim(-lim, lim)
@@ -121,9 +143,14 @@ def animate(
         vimg.set_clim(-vlim, vlim)
         lk.set_data(snaps.epochs[: t + 1], dk[: t + 1])
         lv.set_data(snaps.epochs[: t + 1], dv[: t + 1])
-        fig.suptitle(f"The dictionary after {snaps.epochs[t]} epochs of training", fontsize=10)
+        fig.suptitle(
+            f"The dictionary after {snaps.epochs[t]} epochs of training",
+            fontsize=10,
+        )
         return [*imgs, vimg, lk, lv]
 
-    anim = FuncAnimation(fig, update, frames=len(snaps.epochs), interval=1000 // fps)
+    anim = FuncAnimation(
+        fig, update, frames=len(snaps.epochs), interval=1000 // fps
+    )
     plt.close(fig)
     return anim

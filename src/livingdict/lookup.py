@@ -58,13 +58,19 @@ def hard_keys(index: torch.Tensor | int, n: int) -> torch.Tensor:
     """
     idx = torch.as_tensor(index)
     if n < 1:
-        raise ValueError(f"hard_keys: a dictionary needs n >= 1 slots, got n={n}")
+        raise ValueError(
+            f"hard_keys: a dictionary needs n >= 1 slots, got n={n}"
+        )
     if idx.numel() and (idx.min() < 0 or idx.max() >= n):
         raise ValueError(f"hard_keys: indices {idx.tolist()} outside [0, {n})")
-    return torch.nn.functional.one_hot(idx.long(), n).to(torch.get_default_dtype())
+    return torch.nn.functional.one_hot(idx.long(), n).to(
+        torch.get_default_dtype()
+    )
 
 
-def soft_keys(scores: torch.Tensor, beta: float = 1.0, dim: int = -1) -> torch.Tensor:
+def soft_keys(
+    scores: torch.Tensor, beta: float = 1.0, dim: int = -1
+) -> torch.Tensor:
     """Soft key from raw scores: ``softmax(β · scores)`` along ``dim``.
 
         wᵢ = exp(β sᵢ) / Σⱼ exp(β sⱼ)
@@ -79,9 +85,13 @@ def soft_keys(scores: torch.Tensor, beta: float = 1.0, dim: int = -1) -> torch.T
         s = s.to(torch.get_default_dtype())
     beta = float(beta)
     if math.isnan(beta) or beta <= 0:
-        raise ValueError(f"soft_keys: beta must be > 0 (or math.inf), got {beta}")
+        raise ValueError(
+            f"soft_keys: beta must be > 0 (or math.inf), got {beta}"
+        )
     if s.ndim == 0 or s.shape[dim] == 0:
-        raise ValueError(f"soft_keys: scores {tuple(s.shape)} have no slots along dim {dim}")
+        raise ValueError(
+            f"soft_keys: scores {tuple(s.shape)} have no slots along dim {dim}"
+        )
     if math.isinf(beta):
         idx = s.argmax(dim=dim, keepdim=True)
         return torch.zeros_like(s).scatter_(dim, idx, 1.0)

@@ -33,11 +33,15 @@ __all__ = [
 def _square(a, name: str) -> torch.Tensor:
     a = torch.as_tensor(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"{name}: needs square (..., L, L) maps, got shape {tuple(a.shape)}")
+        raise ValueError(
+            f"{name}: needs square (..., L, L) maps, got shape {tuple(a.shape)}"
+        )
     return a
 
 
-def window_mask(length: int, window: int, *, causal: bool = True) -> torch.Tensor:
+def window_mask(
+    length: int, window: int, *, causal: bool = True
+) -> torch.Tensor:
     """Boolean ``(L, L)`` mask of a local window of ``w`` positions (``True`` = may attend).
 
     Causal: position ``t`` sees ``s ∈ [t − w + 1, t]``. Centred (``causal=False``, odd
@@ -45,9 +49,13 @@ def window_mask(length: int, window: int, *, causal: bool = True) -> torch.Tenso
     for ``length < 1``, ``w < 1``, or an even centred window.
     """
     if length < 1 or window < 1:
-        raise ValueError(f"window_mask: need length >= 1 and window >= 1, got {length}, {window}")
+        raise ValueError(
+            f"window_mask: need length >= 1 and window >= 1, got {length}, {window}"
+        )
     if not causal and window % 2 == 0:
-        raise ValueError(f"window_mask: a centred window must be odd, got window={window}")
+        raise ValueError(
+            f"window_mask: a centred window must be odd, got window={window}"
+        )
     d = torch.arange(length)[:, None] - torch.arange(length)[None, :]  # t − s
     if causal:
         return (d >= 0) & (d < window)
@@ -64,7 +72,9 @@ def compose(maps: Sequence[torch.Tensor]) -> torch.Tensor:
         raise ValueError("compose: needs at least one map, got none")
     ms = [_square(m, "compose") for m in maps]
     if len({m.shape[-1] for m in ms}) > 1:
-        raise ValueError(f"compose: maps of different lengths {[tuple(m.shape) for m in ms]}")
+        raise ValueError(
+            f"compose: maps of different lengths {[tuple(m.shape) for m in ms]}"
+        )
     out = ms[0]
     for m in ms[1:]:
         out = m @ out
@@ -76,7 +86,9 @@ def reachable(masks: Sequence[torch.Tensor]) -> torch.Tensor:
 
     R = [M_n ⋯ M_1 > 0]   (masks as 0/1 matrices, ``masks[0]`` the first layer)
     """
-    return compose([_square(m, "reachable").to(torch.float64) for m in masks]) > 0
+    return (
+        compose([_square(m, "reachable").to(torch.float64) for m in masks]) > 0
+    )
 
 
 def receptive_field(masks: Sequence[torch.Tensor]) -> torch.Tensor:
@@ -103,7 +115,9 @@ def lazy(a: torch.Tensor, lam: float) -> torch.Tensor:
     return lam * torch.eye(a.shape[-1], dtype=a.dtype) + (1 - lam) * a
 
 
-def layers_to_mix(a: torch.Tensor, lam: float, eps: float = 0.05, max_layers: int = 100_000) -> int:
+def layers_to_mix(
+    a: torch.Tensor, lam: float, eps: float = 0.05, max_layers: int = 100_000
+) -> int:
     """Smallest ``n`` with ``δ(Mⁿ) < eps`` for ``M = lazy(a, λ)``: layers until mixed.
 
     Raises ``ValueError`` if the stack is not mixed after ``max_layers`` layers.
@@ -114,7 +128,9 @@ def layers_to_mix(a: torch.Tensor, lam: float, eps: float = 0.05, max_layers: in
         if mixing(p) < eps:
             return n
         p = m @ p
-    raise ValueError(f"layers_to_mix: not mixed to {eps} after {max_layers} layers (lambda={lam})")
+    raise ValueError(
+        f"layers_to_mix: not mixed to {eps} after {max_layers} layers (lambda={lam})"
+    )
 
 
 def rank_one_residual(x: torch.Tensor) -> torch.Tensor:
@@ -127,7 +143,9 @@ def rank_one_residual(x: torch.Tensor) -> torch.Tensor:
     """
     x = torch.as_tensor(x)
     if x.ndim < 2:
-        raise ValueError(f"rank_one_residual: needs (..., L, d), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"rank_one_residual: needs (..., L, d), got shape {tuple(x.shape)}"
+        )
     centred = x - x.mean(-2, keepdim=True)
     return torch.linalg.matrix_norm(centred) / torch.linalg.matrix_norm(x)
 
@@ -137,23 +155,40 @@ def draw_graph(ax, a, *, threshold: float = 0.05, title: str = "") -> None:
     ``A[t, s] > threshold`` (width and opacity ∝ weight; self-loops as rings)."""
     a = _square(a, "draw_graph").detach().cpu().numpy().astype(float)
     n = a.shape[0]
-    reach = {True: 0.0, False: 0.0}  # how far arcs bend above (forward) and below (backward)
+    reach = {
+        True: 0.0,
+        False: 0.0,
+    }  # how far arcs bend above (forward) and below (backward)
     for t, s in zip(*np.nonzero(a > threshold), strict=True):
         w = a[t, s]
         if s == t:
             ax.add_patch(_ring(t, w))
             continue
         reach[bool(t > s)] = max(reach[bool(t > s)], 0.2 * abs(t - s))
-        style = dict(arrowstyle="-|>", color="#0072B2", alpha=0.25 + 0.75 * w, lw=0.5 + 3 * w)
+        style = dict(
+            arrowstyle="-|>",
+            color="#0072B2",
+            alpha=0.25 + 0.75 * w,
+            lw=0.5 + 3 * w,
+        )
         arc = "arc3,rad=-0.4"  # drawn s → t: forward edges bend up, backward edges down
         ax.annotate(
-            "", (t, 0), (s, 0), arrowprops=dict(**style, connectionstyle=arc, shrinkA=6, shrinkB=6)
+            "",
+            (t, 0),
+            (s, 0),
+            arrowprops=dict(
+                **style, connectionstyle=arc, shrinkA=6, shrinkB=6
+            ),
         )
-    ax.scatter(range(n), [0] * n, s=180, color="white", edgecolor="black", zorder=3)
+    ax.scatter(
+        range(n), [0] * n, s=180, color="white", edgecolor="black", zorder=3
+    )
     for i in range(n):
         ax.text(i, 0, str(i), ha="center", va="center", fontsize=7, zorder=4)
     ax.set(
-        xlim=(-0.8, n - 0.2), ylim=(-reach[False] - 0.4, max(reach[True], 0.3) + 0.35), title=title
+        xlim=(-0.8, n - 0.2),
+        ylim=(-reach[False] - 0.4, max(reach[True], 0.3) + 0.35),
+        title=title,
     )
     ax.set_xlabel("position (arc s → t: t reads from s)")
     ax.set_yticks([])
@@ -165,5 +200,10 @@ def _ring(t: int, w: float):
     from matplotlib.patches import Circle
 
     return Circle(
-        (t, 0.28), 0.2, fill=False, color="#D55E00", lw=0.5 + 3 * w, alpha=0.25 + 0.75 * w
+        (t, 0.28),
+        0.2,
+        fill=False,
+        color="#D55E00",
+        lw=0.5 + 3 * w,
+        alpha=0.25 + 0.75 * w,
     )

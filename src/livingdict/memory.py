@@ -21,7 +21,9 @@ def match_margins(keys: torch.Tensor) -> torch.Tensor:
     """``⟨kⱼ, kⱼ⟩ − max_{i≠j} ⟨kⱼ, kᵢ⟩`` for every stored key (must be > 0)."""
     k = torch.as_tensor(keys, dtype=torch.float64)
     if k.ndim != 2 or k.shape[0] < 2:
-        raise ValueError(f"match_margins needs keys (N >= 2, d), got {tuple(k.shape)}")
+        raise ValueError(
+            f"match_margins needs keys (N >= 2, d), got {tuple(k.shape)}"
+        )
     g = k @ k.T
     self_match = g.diagonal().clone()
     others = g.fill_diagonal_(-torch.inf).max(dim=1).values
@@ -29,7 +31,9 @@ def match_margins(keys: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
-def exact_dictionary(keys: torch.Tensor, values: torch.Tensor) -> nn.Sequential:
+def exact_dictionary(
+    keys: torch.Tensor, values: torch.Tensor
+) -> nn.Sequential:
     """``Linear(d, N) → ReLU → Linear(N, d_v)`` that maps each stored key to its value.
 
     ``keys (N, d)``, ``values (N, d_v)``. Raises ``ValueError`` when the shapes do not
@@ -37,7 +41,9 @@ def exact_dictionary(keys: torch.Tensor, values: torch.Tensor) -> nn.Sequential:
     duplicate keys), since then no threshold can single it out. The weights are computed
     in float64 and the layers take the dtype of ``keys`` (float64 keys: exact to ~1e-12).
     """
-    dtype = keys.dtype if keys.is_floating_point() else torch.get_default_dtype()
+    dtype = (
+        keys.dtype if keys.is_floating_point() else torch.get_default_dtype()
+    )
     k = torch.as_tensor(keys, dtype=torch.float64)
     v = torch.as_tensor(values, dtype=torch.float64)
     if k.ndim != 2 or v.ndim != 2 or k.shape[0] != v.shape[0]:
@@ -48,7 +54,9 @@ def exact_dictionary(keys: torch.Tensor, values: torch.Tensor) -> nn.Sequential:
     margins = match_margins(k)
     if bool((margins <= 0).any()):
         bad = torch.nonzero(margins <= 0).flatten().tolist()
-        raise ValueError(f"exact_dictionary: keys {bad[:5]} are not their own best match")
+        raise ValueError(
+            f"exact_dictionary: keys {bad[:5]} are not their own best match"
+        )
     self_match = (k * k).sum(1)
     tau = self_match - margins / 2
     scale = 1 / (self_match - tau)

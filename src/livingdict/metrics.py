@@ -25,7 +25,9 @@ def cosine(a, b) -> np.ndarray:
         raise ValueError(f"cosine: shapes differ, a {a.shape} and b {b.shape}")
     na, nb = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)
     if (na == 0).any() or (nb == 0).any():
-        raise ValueError(f"cosine: zero vector in a {a.shape} or b {b.shape}; cosine undefined")
+        raise ValueError(
+            f"cosine: zero vector in a {a.shape} or b {b.shape}; cosine undefined"
+        )
     return (a * b).sum(-1) / (na * nb)
 
 
@@ -33,10 +35,14 @@ def pairwise_cosine(x) -> np.ndarray:
     """The ``n × n`` matrix of cosines between the rows of ``x`` (``(n, d)``)."""
     x = _np(x)
     if x.ndim != 2:
-        raise ValueError(f"pairwise_cosine needs a 2-D (n, d) array, got {x.shape}")
+        raise ValueError(
+            f"pairwise_cosine needs a 2-D (n, d) array, got {x.shape}"
+        )
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     if (norms == 0).any():
-        raise ValueError(f"pairwise_cosine: x {x.shape} has a zero row; cosine undefined")
+        raise ValueError(
+            f"pairwise_cosine: x {x.shape} has a zero row; cosine undefined"
+        )
     u = x / norms
     return u @ u.T
 
@@ -55,10 +61,14 @@ def effective_keys(weights, axis: int = -1) -> np.ndarray:
     """
     w = _np(weights)
     if (w < 0).any():
-        raise ValueError(f"effective_keys needs non-negative weights, got min {w.min():.3g}")
+        raise ValueError(
+            f"effective_keys needs non-negative weights, got min {w.min():.3g}"
+        )
     total = w.sum(axis=axis, keepdims=True)
     if (total == 0).any():
-        raise ValueError(f"effective_keys: weights {w.shape} have an all-zero row")
+        raise ValueError(
+            f"effective_keys: weights {w.shape} have an all-zero row"
+        )
     p = w / total
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -np.where(p > 0, p * np.log(p), 0.0).sum(axis=axis)
@@ -69,7 +79,9 @@ def identity_distance(a) -> float:
     """Distance of a square map from the identity: ``‖A − I‖_F / ‖I‖_F``."""
     a = _np(a)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
-        raise ValueError(f"identity_distance needs a square matrix, got {a.shape}")
+        raise ValueError(
+            f"identity_distance needs a square matrix, got {a.shape}"
+        )
     n = a.shape[0]
     return float(np.linalg.norm(a - np.eye(n)) / np.sqrt(n))
 

@@ -45,11 +45,15 @@ ACTIVATIONS: dict[str, Callable[[], nn.Module]] = {
 def _check_sizes(sizes: Sequence[int]) -> list[int]:
     sizes = [int(s) for s in sizes]
     if len(sizes) < 2 or min(sizes) < 1:
-        raise ValueError(f"sizes must list >= 2 positive widths [d_in, ..., d_out], got {sizes}")
+        raise ValueError(
+            f"sizes must list >= 2 positive widths [d_in, ..., d_out], got {sizes}"
+        )
     return sizes
 
 
-def mlp(sizes: Sequence[int], activation: str = "relu", bias: bool = True) -> nn.Sequential:
+def mlp(
+    sizes: Sequence[int], activation: str = "relu", bias: bool = True
+) -> nn.Sequential:
     """``Linear(s₀, s₁) → act → Linear(s₁, s₂) → … → Linear(s_{L}, s_{L+1})``.
 
     ``y = W_{L+1} act(… act(W₁ x + b₁) …) + b_{L+1}``; the activation sits between
@@ -58,7 +62,9 @@ def mlp(sizes: Sequence[int], activation: str = "relu", bias: bool = True) -> nn
     """
     sizes = _check_sizes(sizes)
     if activation not in ACTIVATIONS:
-        raise ValueError(f"unknown activation {activation!r}; choose from {sorted(ACTIVATIONS)}")
+        raise ValueError(
+            f"unknown activation {activation!r}; choose from {sorted(ACTIVATIONS)}"
+        )
     layers: list[nn.Module] = []
     for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
         if i:
@@ -70,10 +76,15 @@ def mlp(sizes: Sequence[int], activation: str = "relu", bias: bool = True) -> nn
 def n_params(sizes: Sequence[int], bias: bool = True) -> int:
     """Number of weights of ``mlp(sizes)``: ``Σₗ sₗ·sₗ₊₁ (+ sₗ₊₁ with biases)``."""
     sizes = _check_sizes(sizes)
-    return sum(a * b + (b if bias else 0) for a, b in zip(sizes[:-1], sizes[1:], strict=True))
+    return sum(
+        a * b + (b if bias else 0)
+        for a, b in zip(sizes[:-1], sizes[1:], strict=True)
+    )
 
 
-def width_for_params(d_in: int, d_out: int, hidden_layers: int, budget: int) -> int:
+def width_for_params(
+    d_in: int, d_out: int, hidden_layers: int, budget: int
+) -> int:
     """The width ``w`` whose ``mlp([d_in] + [w]·L + [d_out])`` has the parameter count
     closest to ``budget`` (``L = hidden_layers >= 1``; ties go to the smaller ``w``)."""
     if hidden_layers < 1 or budget < 1 or d_in < 1 or d_out < 1:
@@ -128,7 +139,9 @@ class Ensemble(nn.Module):
     as ``mlp`` initialised by the ``s``-th draw of torch's global generator.
     """
 
-    def __init__(self, sizes: Sequence[int], members: int, activation: str = "relu"):
+    def __init__(
+        self, sizes: Sequence[int], members: int, activation: str = "relu"
+    ):
         super().__init__()
         if members < 1:
             raise ValueError(f"Ensemble needs members >= 1, got {members}")
@@ -141,7 +154,9 @@ class Ensemble(nn.Module):
             for i in range(len(self.sizes) - 1)
         )
         self.bias = nn.ParameterList(
-            nn.Parameter(torch.stack([ls[i].bias.detach()[None] for ls in lin]))
+            nn.Parameter(
+                torch.stack([ls[i].bias.detach()[None] for ls in lin])
+            )
             for i in range(len(self.sizes) - 1)
         )
 
@@ -151,9 +166,13 @@ class Ensemble(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.ndim != 2 or x.shape[1] != self.sizes[0]:
-            raise ValueError(f"Ensemble: x {tuple(x.shape)} is not (n, {self.sizes[0]})")
+            raise ValueError(
+                f"Ensemble: x {tuple(x.shape)} is not (n, {self.sizes[0]})"
+            )
         s, (n, d), w0 = self.members, x.shape, self.weight[0].shape[2]
-        if w0 <= 16:  # narrow first layer: one (n, d) × (d, S·w) product is faster than bmm
+        if (
+            w0 <= 16
+        ):  # narrow first layer: one (n, d) × (d, S·w) product is faster than bmm
             flat = self.weight[0].permute(1, 0, 2).reshape(d, s * w0)
             h = (x @ flat).reshape(n, s, w0).permute(1, 0, 2) + self.bias[0]
         else:
@@ -170,14 +189,18 @@ class Ensemble(nn.Module):
     def accuracy(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """Accuracy of every member, shape ``(S,)``."""
         if y.shape != (x.shape[0],):
-            raise ValueError(f"Ensemble.accuracy: x {tuple(x.shape)}, y {tuple(y.shape)}")
+            raise ValueError(
+                f"Ensemble.accuracy: x {tuple(x.shape)}, y {tuple(y.shape)}"
+            )
         return (self(x).argmax(1) == y[:, None]).float().mean(0)
 
     @torch.no_grad()
     def member(self, s: int) -> nn.Sequential:
         """Member ``s`` as an ordinary ``mlp`` with its current weights."""
         if not 0 <= s < self.members:
-            raise ValueError(f"Ensemble.member: index {s} outside [0, {self.members})")
+            raise ValueError(
+                f"Ensemble.member: index {s} outside [0, {self.members})"
+            )
         net = mlp(self.sizes, self.activation)
         for layer, w, b in zip(net[::2], self.weight, self.bias, strict=True):
             layer.weight.copy_(w[s].T)
@@ -189,7 +212,9 @@ def init_scale(model: nn.Module, scale: float) -> nn.Module:
     """Multiply every weight (not bias) of ``model`` by ``scale``, in place; returns it.
     A small ``scale`` is the "small initialisation" of Saxe et al. (2014)."""
     if not math.isfinite(scale) or scale <= 0:
-        raise ValueError(f"init_scale: scale must be finite and > 0, got {scale}")
+        raise ValueError(
+            f"init_scale: scale must be finite and > 0, got {scale}"
+        )
     with torch.no_grad():
         for name, p in model.named_parameters():
             if not name.endswith("bias"):

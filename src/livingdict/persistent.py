@@ -35,10 +35,14 @@ class PersistentMemory:
     values: torch.Tensor
     out_bias: torch.Tensor
 
-    def weights(self, x: torch.Tensor, kernel: str = "relu", beta: float = 1.0) -> torch.Tensor:
+    def weights(
+        self, x: torch.Tensor, kernel: str = "relu", beta: float = 1.0
+    ) -> torch.Tensor:
         """Addressing weights over the slots: ``relu(s)`` or ``softmax(β s)``, ``s = x Kᵀ + b₁``."""
         if kernel not in KERNELS:
-            raise ValueError(f"PersistentMemory: unknown kernel {kernel!r}; choose {KERNELS}")
+            raise ValueError(
+                f"PersistentMemory: unknown kernel {kernel!r}; choose {KERNELS}"
+            )
         if x.shape[-1] != self.keys.shape[1]:
             raise ValueError(
                 f"PersistentMemory: x {tuple(x.shape)} does not fit keys {tuple(self.keys.shape)}"
@@ -46,9 +50,13 @@ class PersistentMemory:
         scores = x @ self.keys.T + self.key_bias
         return F.relu(scores) if kernel == "relu" else soft_keys(scores, beta)
 
-    def read(self, x: torch.Tensor, kernel: str = "relu", beta: float = 1.0) -> torch.Tensor:
+    def read(
+        self, x: torch.Tensor, kernel: str = "relu", beta: float = 1.0
+    ) -> torch.Tensor:
         """``lookup(weights(x), V) + b₂`` — with ``kernel="relu"`` this is the FFN itself."""
-        return lookup(self.weights(x, kernel, beta), self.values) + self.out_bias
+        return (
+            lookup(self.weights(x, kernel, beta), self.values) + self.out_bias
+        )
 
 
 def ffn_slots(ffn: nn.Sequential) -> PersistentMemory:
@@ -57,7 +65,9 @@ def ffn_slots(ffn: nn.Sequential) -> PersistentMemory:
     Raises ``ValueError`` when the module is not of that shape or the widths differ.
     """
     parts = list(ffn)
-    if len(parts) != 3 or not all(isinstance(parts[i], nn.Linear) for i in (0, 2)):
+    if len(parts) != 3 or not all(
+        isinstance(parts[i], nn.Linear) for i in (0, 2)
+    ):
         raise ValueError(
             f"ffn_slots needs Sequential(Linear, act, Linear), got "
             f"{[type(p).__name__ for p in parts]}"
@@ -71,7 +81,11 @@ def ffn_slots(ffn: nn.Sequential) -> PersistentMemory:
     zeros = torch.zeros
     return PersistentMemory(
         keys=first.weight,
-        key_bias=first.bias if first.bias is not None else zeros(first.out_features),
+        key_bias=first.bias
+        if first.bias is not None
+        else zeros(first.out_features),
         values=second.weight.T,
-        out_bias=second.bias if second.bias is not None else zeros(second.out_features),
+        out_bias=second.bias
+        if second.bias is not None
+        else zeros(second.out_features),
     )

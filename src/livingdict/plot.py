@@ -77,11 +77,21 @@ def heatmap(
     if signed:
         lim = vmax if vmax is not None else float(np.abs(m).max()) or 1.0
         im = ax.imshow(
-            m, cmap=DIVERGING, vmin=-lim, vmax=lim, interpolation="nearest", aspect=aspect
+            m,
+            cmap=DIVERGING,
+            vmin=-lim,
+            vmax=lim,
+            interpolation="nearest",
+            aspect=aspect,
         )
     else:
         im = ax.imshow(
-            m, cmap=SEQUENTIAL, vmin=0, vmax=vmax, interpolation="nearest", aspect=aspect
+            m,
+            cmap=SEQUENTIAL,
+            vmin=0,
+            vmax=vmax,
+            interpolation="nearest",
+            aspect=aspect,
         )
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     ax.grid(False)
@@ -108,16 +118,24 @@ def filter_grid(
     """
     f = np.asarray(filters, dtype=float)
     if f.ndim != 2 or f.shape[1] != int(np.prod(shape)):
-        raise ValueError(f"filter_grid: filters {f.shape} do not reshape to {tuple(shape)}")
+        raise ValueError(
+            f"filter_grid: filters {f.shape} do not reshape to {tuple(shape)}"
+        )
     n = f.shape[0]
     nrows = int(np.ceil(n / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(1.1 * ncols, 1.15 * nrows + 0.4), squeeze=False)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(1.1 * ncols, 1.15 * nrows + 0.4), squeeze=False
+    )
     lim = float(np.abs(f).max()) or 1.0
     for i, ax in enumerate(axes.flat):
         ax.set_axis_off()
         if i >= n:
             continue
-        kw = dict(cmap=DIVERGING, vmin=-lim, vmax=lim) if signed else dict(cmap="gray_r")
+        kw = (
+            dict(cmap=DIVERGING, vmin=-lim, vmax=lim)
+            if signed
+            else dict(cmap="gray_r")
+        )
         ax.imshow(f[i].reshape(shape), interpolation="nearest", **kw)
         if titles is not None:
             ax.set_title(titles[i], fontsize=8)

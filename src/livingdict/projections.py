@@ -26,7 +26,11 @@ def _positive(**sizes: int) -> None:
 
 
 def gaussian(
-    d_in: int, d_out: int, *, scale: float | None = None, generator: torch.Generator | None = None
+    d_in: int,
+    d_out: int,
+    *,
+    scale: float | None = None,
+    generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """A Gaussian random matrix: ``W_ij ~ N(0, scale²)``, ``scale = 1/√d_in`` by default
     (so that ``E‖xW‖² = (d_out/d_in)‖x‖²``)."""
@@ -38,7 +42,9 @@ def gaussian(
     return s * torch.randn(d_in, d_out, generator=generator).to(_F64)
 
 
-def near_identity(n: int, eps: float, *, generator: torch.Generator | None = None) -> torch.Tensor:
+def near_identity(
+    n: int, eps: float, *, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """``I + ε G/√n`` with ``G_ij ~ N(0, 1)``: the identity, perturbed by a random
     matrix of relative size ``ε`` (``‖εG/√n‖_F ≈ ε‖I‖_F``)."""
     _positive(n=n)
@@ -58,7 +64,9 @@ def blur(shape: Sequence[int], sigma: float) -> torch.Tensor:
     ``(hw, hw)`` matrix: ``W[i, j] ∝ exp(−‖p_i − p_j‖² / 2σ²)`` for pixel positions
     ``p``, each column normalised to sum to 1 (output ``j`` is a weighted mean)."""
     if len(shape) != 2:
-        raise ValueError(f"blur needs an image shape (h, w), got {tuple(shape)}")
+        raise ValueError(
+            f"blur needs an image shape (h, w), got {tuple(shape)}"
+        )
     _positive(h=shape[0], w=shape[1])
     if sigma <= 0:
         raise ValueError(f"blur: sigma must be > 0, got {sigma}")
@@ -67,7 +75,9 @@ def blur(shape: Sequence[int], sigma: float) -> torch.Tensor:
 
 def _resize_1d(n_in: int, n_out: int) -> torch.Tensor:
     # output pixel j has its centre at (j + ½)·n_in/n_out − ½ in input coordinates
-    pos = ((torch.arange(n_out, dtype=_F64) + 0.5) * n_in / n_out - 0.5).clamp(0, n_in - 1)
+    pos = ((torch.arange(n_out, dtype=_F64) + 0.5) * n_in / n_out - 0.5).clamp(
+        0, n_in - 1
+    )
     lo = pos.floor().long().clamp(max=n_in - 1)
     hi = (lo + 1).clamp(max=n_in - 1)
     frac = pos - lo
@@ -88,14 +98,23 @@ def resize(shape_in: Sequence[int], shape_out: Sequence[int]) -> torch.Tensor:
         raise ValueError(
             f"resize needs two (h, w) shapes, got {tuple(shape_in)}, {tuple(shape_out)}"
         )
-    _positive(h_in=shape_in[0], w_in=shape_in[1], h_out=shape_out[0], w_out=shape_out[1])
+    _positive(
+        h_in=shape_in[0],
+        w_in=shape_in[1],
+        h_out=shape_out[0],
+        w_out=shape_out[1],
+    )
     rows = _resize_1d(shape_in[0], shape_out[0])
     cols = _resize_1d(shape_in[1], shape_out[1])
     return torch.kron(rows, cols)
 
 
 def conditioned(
-    d_in: int, d_out: int, kappa: float, *, generator: torch.Generator | None = None
+    d_in: int,
+    d_out: int,
+    kappa: float,
+    *,
+    generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """A matrix with condition number exactly ``κ``: ``W = U diag(s) Vᵀ`` with random
     orthonormal ``U (d_in × d_in)``, ``V (d_out × d_in)`` and singular values ``s``
@@ -103,11 +122,19 @@ def conditioned(
     map; a narrower one has κ = ∞)."""
     _positive(d_in=d_in, d_out=d_out)
     if d_out < d_in:
-        raise ValueError(f"conditioned: needs d_out >= d_in for a finite κ, got ({d_in}, {d_out})")
+        raise ValueError(
+            f"conditioned: needs d_out >= d_in for a finite κ, got ({d_in}, {d_out})"
+        )
     if not kappa >= 1 or (d_in == 1 and kappa != 1):
-        raise ValueError(f"conditioned: kappa must be >= 1 (and 1 when d_in = 1), got {kappa}")
-    u, _ = torch.linalg.qr(torch.randn(d_in, d_in, generator=generator, dtype=_F64))
-    v, _ = torch.linalg.qr(torch.randn(d_out, d_in, generator=generator, dtype=_F64))
+        raise ValueError(
+            f"conditioned: kappa must be >= 1 (and 1 when d_in = 1), got {kappa}"
+        )
+    u, _ = torch.linalg.qr(
+        torch.randn(d_in, d_in, generator=generator, dtype=_F64)
+    )
+    v, _ = torch.linalg.qr(
+        torch.randn(d_out, d_in, generator=generator, dtype=_F64)
+    )
     s = torch.logspace(0, -math.log10(kappa), d_in, dtype=_F64)
     return (u * s) @ v.T
 
@@ -116,7 +143,9 @@ def _half_angle_log_tan(cos) -> np.ndarray:
     c = np.asarray(cos, dtype=float)
     if np.isnan(c).any() or (np.abs(c) > 1 + 1e-9).any():
         bad = c[np.isnan(c) | (np.abs(c) > 1 + 1e-9)]
-        raise ValueError(f"cosines must lie in [-1, 1]; {c.shape} holds {bad[:3].tolist()}")
+        raise ValueError(
+            f"cosines must lie in [-1, 1]; {c.shape} holds {bad[:3].tolist()}"
+        )
     theta = np.arccos(np.clip(c, -1, 1))
     with np.errstate(divide="ignore"):
         return np.log(np.tan(theta / 2))
@@ -131,7 +160,9 @@ def half_angle_distortion(cos_in, cos_out) -> np.ndarray:
     outside [-1, 1]."""
     a, b = np.asarray(cos_in, dtype=float), np.asarray(cos_out, dtype=float)
     if a.shape != b.shape:
-        raise ValueError(f"half_angle_distortion: shapes differ, {a.shape} and {b.shape}")
+        raise ValueError(
+            f"half_angle_distortion: shapes differ, {a.shape} and {b.shape}"
+        )
     return np.abs(_half_angle_log_tan(b) - _half_angle_log_tan(a))
 
 

@@ -35,7 +35,12 @@ class Prototypes:
 
 
 def fit_prototypes(
-    x: torch.Tensor, y: torch.Tensor, n: int, *, per_class: bool = False, seed: int = 0
+    x: torch.Tensor,
+    y: torch.Tensor,
+    n: int,
+    *,
+    per_class: bool = False,
+    seed: int = 0,
 ) -> Prototypes:
     """k-means with ``n`` centres on ``x`` (``(m, d)``); label each by majority vote.
 
@@ -46,15 +51,23 @@ def fit_prototypes(
 
     xa, ya = np.asarray(x, dtype=float), np.asarray(y).astype(int)
     if xa.ndim != 2 or ya.shape != (xa.shape[0],):
-        raise ValueError(f"fit_prototypes needs x (m, d) and y (m,), got {xa.shape} and {ya.shape}")
+        raise ValueError(
+            f"fit_prototypes needs x (m, d) and y (m,), got {xa.shape} and {ya.shape}"
+        )
     if not 1 <= n <= xa.shape[0]:
-        raise ValueError(f"fit_prototypes: n={n} prototypes for {xa.shape[0]} points")
+        raise ValueError(
+            f"fit_prototypes: n={n} prototypes for {xa.shape[0]} points"
+        )
     classes = np.unique(ya)
     if per_class:
         if n % len(classes):
-            raise ValueError(f"fit_prototypes: n={n} is not a multiple of {len(classes)} classes")
+            raise ValueError(
+                f"fit_prototypes: n={n} is not a multiple of {len(classes)} classes"
+            )
         parts = [
-            KMeans(n // len(classes), n_init=3, random_state=seed).fit(xa[ya == c]).cluster_centers_
+            KMeans(n // len(classes), n_init=3, random_state=seed)
+            .fit(xa[ya == c])
+            .cluster_centers_
             for c in classes
         ]
         centers = np.concatenate(parts)
@@ -64,11 +77,15 @@ def fit_prototypes(
         centers = km.cluster_centers_
         labels = np.array(
             [
-                np.bincount(ya[km.labels_ == c], minlength=classes.max() + 1).argmax()
+                np.bincount(
+                    ya[km.labels_ == c], minlength=classes.max() + 1
+                ).argmax()
                 for c in range(n)
             ]
         )
-    return Prototypes(torch.as_tensor(centers, dtype=torch.float32), torch.as_tensor(labels))
+    return Prototypes(
+        torch.as_tensor(centers, dtype=torch.float32), torch.as_tensor(labels)
+    )
 
 
 def nearest_keys(protos: Prototypes, x: torch.Tensor) -> torch.Tensor:

@@ -23,7 +23,9 @@ def same_class_pairs(
     fewer than two classes, or when no class has two members.
     """
     if x.ndim != 2 or y.shape != (x.shape[0],):
-        raise ValueError(f"same_class_pairs: x {tuple(x.shape)} and y {tuple(y.shape)} differ")
+        raise ValueError(
+            f"same_class_pairs: x {tuple(x.shape)} and y {tuple(y.shape)} differ"
+        )
     if n_pairs < 2:
         raise ValueError(f"same_class_pairs needs n_pairs >= 2, got {n_pairs}")
     labels = y.numpy()

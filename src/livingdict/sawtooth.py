@@ -59,7 +59,9 @@ def deep_sawtooth(k: int) -> nn.Sequential:
 
 
 @torch.no_grad()
-def shallow_interpolant(knots: torch.Tensor, values: torch.Tensor) -> nn.Sequential:
+def shallow_interpolant(
+    knots: torch.Tensor, values: torch.Tensor
+) -> nn.Sequential:
     """One-hidden-layer ReLU net equal to the piecewise-linear interpolant of
     ``(knots, values)`` on ``[t₀, t_m]``:
 
@@ -69,15 +71,22 @@ def shallow_interpolant(knots: torch.Tensor, values: torch.Tensor) -> nn.Sequent
     The layers take the dtype of ``knots`` (float64 knots: a float64 network).
     """
     knots = torch.as_tensor(knots)
-    dtype = knots.dtype if knots.is_floating_point() else torch.get_default_dtype()
-    t, v = knots.to(torch.float64), torch.as_tensor(values, dtype=torch.float64)
+    dtype = (
+        knots.dtype if knots.is_floating_point() else torch.get_default_dtype()
+    )
+    t, v = (
+        knots.to(torch.float64),
+        torch.as_tensor(values, dtype=torch.float64),
+    )
     if t.ndim != 1 or t.shape != v.shape or len(t) < 2:
         raise ValueError(
             f"shallow_interpolant: knots {tuple(t.shape)} and values "
             f"{tuple(v.shape)} must be 1-D, equal length >= 2"
         )
     if not bool((t[1:] > t[:-1]).all()):
-        raise ValueError("shallow_interpolant: knots must be strictly increasing")
+        raise ValueError(
+            "shallow_interpolant: knots must be strictly increasing"
+        )
     slopes = (v[1:] - v[:-1]) / (t[1:] - t[:-1])
     coef = torch.cat([slopes[:1], slopes[1:] - slopes[:-1]])
     m = len(t) - 1
@@ -111,11 +120,15 @@ def shallow_fit(x: torch.Tensor, y: torch.Tensor, units: int) -> nn.Sequential:
         )
     kinks = np.arange(units) / units
     xs, ys = x.double().numpy(), y.double().numpy()
-    feats = np.column_stack([np.ones_like(xs), np.maximum(xs[:, None] - kinks, 0)])
+    feats = np.column_stack(
+        [np.ones_like(xs), np.maximum(xs[:, None] - kinks, 0)]
+    )
     c = np.linalg.lstsq(feats, ys, rcond=None)[0]
     dtype = x.dtype if x.is_floating_point() else torch.get_default_dtype()
     net = nn.Sequential(
-        nn.Linear(1, units, dtype=dtype), nn.ReLU(), nn.Linear(units, 1, dtype=dtype)
+        nn.Linear(1, units, dtype=dtype),
+        nn.ReLU(),
+        nn.Linear(units, 1, dtype=dtype),
     )
     with torch.no_grad():
         net[0].weight.fill_(1.0)

@@ -47,7 +47,9 @@ class Batch:
         return self.tokens.shape[1]
 
 
-def _distinct(batch: int, n: int, pool: int, generator: torch.Generator | None) -> torch.Tensor:
+def _distinct(
+    batch: int, n: int, pool: int, generator: torch.Generator | None
+) -> torch.Tensor:
     """``(batch, n)`` ids drawn without replacement from ``0 … pool − 1`` per row."""
     return torch.rand(batch, pool, generator=generator).argsort(dim=1)[:, :n]
 
@@ -87,7 +89,12 @@ def associative_recall(
     pairs = torch.stack([keys, values], dim=2).reshape(batch, 2 * n_pairs)
     query = keys.gather(1, which[:, None])
     targets = values.gather(1, which[:, None])[:, 0]
-    return Batch(torch.cat([pairs, query], dim=1), targets, 2 * which + 1, n_keys + n_values)
+    return Batch(
+        torch.cat([pairs, query], dim=1),
+        targets,
+        2 * which + 1,
+        n_keys + n_values,
+    )
 
 
 def copy_at_offset(
@@ -111,7 +118,11 @@ def copy_at_offset(
             f"{batch}, {length}, {vocab}"
         )
     if not 0 <= offset < length:
-        raise ValueError(f"copy_at_offset: offset must lie in [0, {length}), got {offset}")
+        raise ValueError(
+            f"copy_at_offset: offset must lie in [0, {length}), got {offset}"
+        )
     tokens = torch.randint(vocab, (batch, length), generator=generator)
     src = length - 1 - offset
-    return Batch(tokens, tokens[:, src].clone(), torch.full((batch,), src), vocab)
+    return Batch(
+        tokens, tokens[:, src].clone(), torch.full((batch,), src), vocab
+    )

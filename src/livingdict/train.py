@@ -44,18 +44,30 @@ def fit(
     and ``y`` disagree in length or an option is unknown.
     """
     if x.shape[0] != y.shape[0]:
-        raise ValueError(f"fit: x {tuple(x.shape)} and y {tuple(y.shape)} differ in length")
+        raise ValueError(
+            f"fit: x {tuple(x.shape)} and y {tuple(y.shape)} differ in length"
+        )
     if loss not in LOSSES:
-        raise ValueError(f"fit: unknown loss {loss!r}; choose from {sorted(LOSSES)}")
+        raise ValueError(
+            f"fit: unknown loss {loss!r}; choose from {sorted(LOSSES)}"
+        )
     if epochs < 1:
         raise ValueError(f"fit: epochs must be >= 1, got {epochs}")
-    params = [p for p in model.parameters() if p.requires_grad] if params is None else params
+    params = (
+        [p for p in model.parameters() if p.requires_grad]
+        if params is None
+        else params
+    )
     if optimizer == "adam":
-        opt: torch.optim.Optimizer = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
+        opt: torch.optim.Optimizer = torch.optim.Adam(
+            params, lr=lr, weight_decay=weight_decay
+        )
     elif optimizer == "sgd":
         opt = torch.optim.SGD(params, lr=lr, weight_decay=weight_decay)
     else:
-        raise ValueError(f"fit: unknown optimizer {optimizer!r}; choose 'adam' or 'sgd'")
+        raise ValueError(
+            f"fit: unknown optimizer {optimizer!r}; choose 'adam' or 'sgd'"
+        )
     loss_fn = LOSSES[loss]
     n = x.shape[0]
     bs = n if batch_size is None else batch_size

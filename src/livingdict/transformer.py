@@ -38,15 +38,24 @@ class SelfAttention(nn.Module):
     """
 
     def __init__(
-        self, d_model: int, n_heads: int = 1, d_head: int | None = None, *, bias: bool = False
+        self,
+        d_model: int,
+        n_heads: int = 1,
+        d_head: int | None = None,
+        *,
+        bias: bool = False,
     ) -> None:
         super().__init__()
         if d_model < 1 or n_heads < 1:
-            raise ValueError(f"SelfAttention: need d_model, n_heads >= 1, got {d_model}, {n_heads}")
+            raise ValueError(
+                f"SelfAttention: need d_model, n_heads >= 1, got {d_model}, {n_heads}"
+            )
         self.n_heads = n_heads
         self.d_head = d_model // n_heads if d_head is None else d_head
         if self.d_head < 1:
-            raise ValueError(f"SelfAttention: d_head must be >= 1, got {self.d_head}")
+            raise ValueError(
+                f"SelfAttention: d_head must be >= 1, got {self.d_head}"
+            )
         self.qkv = nn.Linear(d_model, 3 * n_heads * self.d_head, bias=bias)
         self.out = nn.Linear(n_heads * self.d_head, d_model, bias=bias)
 
@@ -54,8 +63,12 @@ class SelfAttention(nn.Module):
     def from_multihead(cls, mha: nn.MultiheadAttention) -> SelfAttention:
         """A copy of ``mha`` (same weights, biases and heads) that returns per-head maps."""
         if not mha._qkv_same_embed_dim or mha.bias_k is not None:
-            raise ValueError("from_multihead: needs kdim = vdim = embed_dim and no add_bias_kv")
-        layer = cls(mha.embed_dim, mha.num_heads, bias=mha.in_proj_bias is not None)
+            raise ValueError(
+                "from_multihead: needs kdim = vdim = embed_dim and no add_bias_kv"
+            )
+        layer = cls(
+            mha.embed_dim, mha.num_heads, bias=mha.in_proj_bias is not None
+        )
         with torch.no_grad():
             layer.qkv.weight.copy_(mha.in_proj_weight)
             layer.out.weight.copy_(mha.out_proj.weight)
@@ -83,8 +96,12 @@ class SelfAttention(nn.Module):
                 f"got {tuple(x.shape)}"
             )
         b, n, _ = x.shape
-        split = lambda t: t.unflatten(-1, (3, self.n_heads, self.d_head)).movedim(-3, 0)  # noqa: E731
-        q, k, v = split(self.qkv(x)).transpose(-3, -2)  # each (B, H, L, d_head)
+        split = lambda t: t.unflatten(
+            -1, (3, self.n_heads, self.d_head)
+        ).movedim(-3, 0)  # noqa: E731
+        q, k, v = split(self.qkv(x)).transpose(
+            -3, -2
+        )  # each (B, H, L, d_head)
         if qk_source is not None:
             q, k, _ = split(self.qkv(qk_source)).transpose(-3, -2)
         out, weights = attention(q, k, v, causal=causal, mask=mask)
@@ -132,13 +149,19 @@ class AttentionOnly(nn.Module):
                 f"AttentionOnly: need vocab >= 2, length >= 1, n_layers >= 1, got "
                 f"{vocab}, {length}, {n_layers}"
             )
-        if mask is not None and (mask.dtype != torch.bool or tuple(mask.shape) != (length, length)):
+        if mask is not None and (
+            mask.dtype != torch.bool or tuple(mask.shape) != (length, length)
+        ):
             raise ValueError(
                 f"AttentionOnly: mask must be boolean ({length}, {length}), got "
                 f"{mask.dtype} {tuple(mask.shape)}"
             )
         self.vocab, self.length = vocab, length
-        self.causal, self.residual, self.content_maps = causal, residual, content_maps
+        self.causal, self.residual, self.content_maps = (
+            causal,
+            residual,
+            content_maps,
+        )
         self.register_buffer("mask", mask)
         self.embed = nn.Embedding(vocab, d_model)
         self.pos = nn.Parameter(0.1 * torch.randn(length, d_model))

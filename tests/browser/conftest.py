@@ -29,7 +29,9 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/bookconfig.py
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # tests/bookconfig.py
 
 import bookconfig  # noqa: E402
 
@@ -37,7 +39,9 @@ if not os.environ.get("LIVINGDICT_BROWSER"):
     collect_ignore_glob = ["test_*.py"]
 
 CHROMIUM = os.environ.get("LIVINGDICT_CHROMIUM", "/usr/bin/chromium")
-_MATHJAX = bookconfig.ROOT / ".venv" / "mathjax" / "node_modules" / "mathjax" / "es5"
+_MATHJAX = (
+    bookconfig.ROOT / ".venv" / "mathjax" / "node_modules" / "mathjax" / "es5"
+)
 if _MATHJAX.is_dir():
     os.environ.setdefault("LIVINGDICT_MATHJAX_DIR", str(_MATHJAX))
 CHROMIUM_ARGS = [
@@ -62,7 +66,9 @@ def site() -> Iterator[str]:
     """Base URL of the built book served from a thread on a free local port."""
     root = bookconfig.built_html()
     if not (root / "search.html").is_file():
-        pytest.fail(f"no built book at {root}: run `make book` (or set LIVINGDICT_HTML)")
+        pytest.fail(
+            f"no built book at {root}: run `make book` (or set LIVINGDICT_HTML)"
+        )
     handler = functools.partial(_QuietHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -84,7 +90,9 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        b = pw.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
         try:
             yield b
         finally:

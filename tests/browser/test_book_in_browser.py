@@ -21,13 +21,23 @@ from urllib.parse import quote, urlparse
 import bookconfig
 import pytest
 
-SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static", "_panels_static"}
+SKIP_DIRS = {
+    "_static",
+    "_sources",
+    "_images",
+    "_sphinx_design_static",
+    "_panels_static",
+}
 WIDGET_REPR = re.compile(
     r"\b(?:Int|Float)(?:Range)?Slider\(|\binteractive\(children=|\b[HV]Box\(children=|"
     r"Loading widgets?\.\.\.|\bOutput\(\)"
 )
-GENERIC_ALT = re.compile(r"^(?:output|image|figure|plot|png|svg|graph|chart)[\s_.-]*\w*$", re.I)
-MATHJAX_CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/mathjax@3/es5/(.+)$")
+GENERIC_ALT = re.compile(
+    r"^(?:output|image|figure|plot|png|svg|graph|chart)[\s_.-]*\w*$", re.I
+)
+MATHJAX_CDN = re.compile(
+    r"^https://cdn\.jsdelivr\.net/npm/mathjax@3/es5/(.+)$"
+)
 
 
 def _pages() -> list[str]:
@@ -37,7 +47,9 @@ def _pages() -> list[str]:
     pages = []
     for path in sorted(root.rglob("*.html")):
         rel = path.relative_to(root)
-        if rel.parts[0] in SKIP_DIRS or rel.as_posix() == "index.html":  # index: a redirect
+        if (
+            rel.parts[0] in SKIP_DIRS or rel.as_posix() == "index.html"
+        ):  # index: a redirect
             continue
         pages.append(rel.as_posix())
     return pages
@@ -58,14 +70,21 @@ def _stub_external(route, stubbed: set[str]) -> None:
     local = os.environ.get("LIVINGDICT_MATHJAX_DIR")
     m = MATHJAX_CDN.match(url)
     if local and m and (Path(local) / m.group(1)).is_file():
-        route.fulfill(path=str(Path(local) / m.group(1)), content_type="application/javascript")
+        route.fulfill(
+            path=str(Path(local) / m.group(1)),
+            content_type="application/javascript",
+        )
     elif url.endswith(".css"):
         route.fulfill(status=200, body="", content_type="text/css")
     else:
-        route.fulfill(status=200, body="", content_type="application/javascript")
+        route.fulfill(
+            status=200, body="", content_type="application/javascript"
+        )
 
 
-def new_context(browser, site: str, scheme: str = "light", stubbed: set[str] | None = None):
+def new_context(
+    browser, site: str, scheme: str = "light", stubbed: set[str] | None = None
+):
     """A fresh browser context whose requests never leave the local server.
 
     External requests (CDN scripts: MathJax, and require.js and the widget manager on
@@ -73,10 +92,15 @@ def new_context(browser, site: str, scheme: str = "light", stubbed: set[str] | N
     errors about them (e.g. the subresource-integrity check rejecting an empty stub) are
     artefacts of testing offline, not faults of the page.
     """
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, color_scheme=scheme
+    )
     host = urlparse(site).netloc
     seen = stubbed if stubbed is not None else set()
-    context.route(lambda url: urlparse(url).netloc != host, lambda r: _stub_external(r, seen))
+    context.route(
+        lambda url: urlparse(url).netloc != host,
+        lambda r: _stub_external(r, seen),
+    )
     return context
 
 
@@ -142,7 +166,10 @@ def survey(browser, site: str, page: str, screenshots: Path) -> Report:
     try:
         p = context.new_page()
         host = urlparse(site).netloc
-        p.on("console", lambda m: m.type == "error" and raw.append(f"console: {m.text}"))
+        p.on(
+            "console",
+            lambda m: m.type == "error" and raw.append(f"console: {m.text}"),
+        )
         p.on("pageerror", lambda exc: raw.append(f"uncaught: {exc}"))
         p.on(
             "response",
@@ -159,9 +186,13 @@ def survey(browser, site: str, page: str, screenshots: Path) -> Report:
             'script[type="application/vnd.jupyter.widget-view+json"]'
         ).count()
         report.widget_texts = [
-            t for t in p.locator(".cell_output").all_inner_texts() if WIDGET_REPR.search(t)
+            t
+            for t in p.locator(".cell_output").all_inner_texts()
+            if WIDGET_REPR.search(t)
         ]
-        report.figures = p.locator("article .cell_output img").evaluate_all(FIGURES_JS)
+        report.figures = p.locator("article .cell_output img").evaluate_all(
+            FIGURES_JS
+        )
         verdicts = p.locator("article .admonition.verdict")
         report.verdicts = [
             verdicts.nth(i).inner_text()
@@ -169,18 +200,24 @@ def survey(browser, site: str, page: str, screenshots: Path) -> Report:
             if verdicts.nth(i).is_visible()
         ]
         launch = p.locator(".dropdown-launch-buttons button")
-        report.launch_visible = launch.count() > 0 and launch.first.is_visible()
+        report.launch_visible = (
+            launch.count() > 0 and launch.first.is_visible()
+        )
         report.hrefs = p.locator(".dropdown-launch-buttons a").evaluate_all(
             "(as) => as.map((a) => a.href)"
         )
         report.exercises = p.locator("article .exercise").count()
-        report.solutions = p.locator("article .solution").evaluate_all(SOLUTIONS_JS)
+        report.solutions = p.locator("article .solution").evaluate_all(
+            SOLUTIONS_JS
+        )
         p.screenshot(path=str(screenshots / _shot_name(page)), full_page=True)
         report.theme = _theme(p)
         report.light = _background_luminance(p)
         report.dark_reached = _toggle_to(p, "dark")
         report.dark = _background_luminance(p)
-        first_figure = p.locator("article .cell_output figure, article .cell_output img").first
+        first_figure = p.locator(
+            "article .cell_output figure, article .cell_output img"
+        ).first
         if page in LESSONS and first_figure.count():
             # the lesson's first figure in dark mode: is it still legible?
             shot = screenshots / "dark" / _shot_name(page)
@@ -206,7 +243,9 @@ def reports(browser, site, screenshots):
 
 
 def test_the_book_has_pages():
-    assert PAGES, f"no HTML pages under {bookconfig.built_html()}: build the book first"
+    assert PAGES, (
+        f"no HTML pages under {bookconfig.built_html()}: build the book first"
+    )
     assert LESSONS, "no lesson pages (notebooks/...) in the built book"
 
 
@@ -217,10 +256,16 @@ def test_page_renders_cleanly(reports, page):
     assert not r.errors, "\n".join(r.errors)
     # widgets are dead in static HTML: the book shows a static figure instead
     assert r.widget_views == 0, "a widget view is embedded in the page"
-    assert not r.widget_texts, f"raw widget placeholder in an output: {r.widget_texts[0][:200]!r}"
+    assert not r.widget_texts, (
+        f"raw widget placeholder in an output: {r.widget_texts[0][:200]!r}"
+    )
     # dark mode toggles, and the page really turns dark
-    assert r.theme == "light" and r.dark_reached, "the theme button does not reach dark mode"
-    assert r.dark < 0.25 < r.light, f"background luminance light {r.light:.2f}, dark {r.dark:.2f}"
+    assert r.theme == "light" and r.dark_reached, (
+        "the theme button does not reach dark mode"
+    )
+    assert r.dark < 0.25 < r.light, (
+        f"background luminance light {r.light:.2f}, dark {r.dark:.2f}"
+    )
 
 
 @pytest.mark.parametrize("page", LESSONS)
@@ -231,19 +276,29 @@ def test_lesson_shows_figure_verdict_and_launch_buttons(reports, page):
         "MPLBACKEND=Agg draws nothing, and jupyter-cache keeps that: rm -r _build/.jupyter_cache)"
     )
     widths = [f["width"] for f in r.figures]
-    assert all(w > 0 for w in widths), f"figures that did not load: widths {widths}"
+    assert all(w > 0 for w in widths), (
+        f"figures that did not load: widths {widths}"
+    )
     assert r.verdicts and "Verdict" in r.verdicts[0], "no verdict box"
     assert r.launch_visible, "no launch button"
     docname = page.removesuffix(".html")
-    assert bookconfig.binder_url(docname) in r.hrefs, f"Binder URL wrong or missing: {r.hrefs}"
-    assert bookconfig.colab_url(docname) in r.hrefs, f"Colab URL wrong or missing: {r.hrefs}"
+    assert bookconfig.binder_url(docname) in r.hrefs, (
+        f"Binder URL wrong or missing: {r.hrefs}"
+    )
+    assert bookconfig.colab_url(docname) in r.hrefs, (
+        f"Colab URL wrong or missing: {r.hrefs}"
+    )
 
 
 @pytest.mark.parametrize("page", LESSONS)
 def test_solutions_start_collapsed(reports, page):
     solutions = reports(page).solutions
-    assert all(s["dropdown"] for s in solutions), "give every solution `:class: dropdown`"
-    assert not any(s["open"] for s in solutions), "a solution is shown open on the page"
+    assert all(s["dropdown"] for s in solutions), (
+        "give every solution `:class: dropdown`"
+    )
+    assert not any(s["open"] for s in solutions), (
+        "a solution is shown open on the page"
+    )
 
 
 CHAPTERS = sorted({p.split("/")[1] for p in LESSONS})
@@ -251,7 +306,9 @@ CHAPTERS = sorted({p.split("/")[1] for p in LESSONS})
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_each_chapter_has_two_exercises(reports, chapter):
-    counts = {p: reports(p).exercises for p in LESSONS if p.split("/")[1] == chapter}
+    counts = {
+        p: reports(p).exercises for p in LESSONS if p.split("/")[1] == chapter
+    }
     assert sum(counts.values()) >= 2, f"exercises per lesson: {counts}"
 
 
@@ -259,9 +316,15 @@ def _alt_problem(alt: str | None) -> str | None:
     alt = (alt or "").strip()
     if not alt:
         return "no alt text"
-    if "_images/" in alt or re.fullmatch(r"\S+\.(png|svg|jpe?g|gif)|[0-9a-f]{16,}", alt, re.I):
+    if "_images/" in alt or re.fullmatch(
+        r"\S+\.(png|svg|jpe?g|gif)|[0-9a-f]{16,}", alt, re.I
+    ):
         return f"alt text is a file name: {alt[:60]!r}"
-    if GENERIC_ALT.match(alt) or alt.startswith("<Figure size") or len(alt.split()) < 4:
+    if (
+        GENERIC_ALT.match(alt)
+        or alt.startswith("<Figure size")
+        or len(alt.split()) < 4
+    ):
         return f"alt text does not say what the figure shows: {alt!r}"
     return None
 
@@ -274,7 +337,9 @@ def test_lesson_figures_have_caption_and_alt_text(reports, page):
         if issue:
             problems.append(f"figure {n}: {issue}")
         if len(fig["caption"].split()) < 3:
-            problems.append(f"figure {n}: no caption (mystnb figure metadata, see README)")
+            problems.append(
+                f"figure {n}: no caption (mystnb figure metadata, see README)"
+            )
     assert not problems, "\n".join(problems)
 
 
@@ -311,7 +376,9 @@ def test_search_finds_a_lesson(browser, site):
         p = context.new_page()
         term = _title_word(p, site, lesson)
         found = _search(p, site, term)
-        assert lesson in found, f"searching {term!r} did not find {lesson}: {found}"
+        assert lesson in found, (
+            f"searching {term!r} did not find {lesson}: {found}"
+        )
     finally:
         context.close()
 
@@ -325,6 +392,8 @@ def test_search_finds_a_chapter_3_term(browser, site):
         p = context.new_page()
         term = _title_word(p, site, page)
         found = _search(p, site, term)
-        assert page in found, f"searching {term!r} did not find {page}: {found}"
+        assert page in found, (
+            f"searching {term!r} did not find {page}: {found}"
+        )
     finally:
         context.close()
