@@ -9,7 +9,10 @@ import yaml
 from tools import static_checks
 
 NB = "notebooks/00_intro/01_lesson"
-CHECK_SRC = 'claims.check(\n    "C0.1",\n    err < 1e-5,\n    measured=err,\n    expected="< 1e-5",\n)'
+CHECK_SRC = (
+    'claims.check(\n    "C0.1",\n    err < 1e-5,\n    measured={"error": err},\n'
+    '    expected={"error": "< 1e-5"},\n    controls={"shuffled": False},\n)'
+)
 
 
 def write_nb(root, name, sources, *, markdown=("# A lesson",)):
@@ -207,7 +210,7 @@ def test_id_checked_twice_fails(tree):
         [
             "err = 0.0",
             CHECK_SRC,
-            "check('C0.1', True, measured=1, expected=1)",
+            "check('C0.1', True, measured=1, expected=1, controls=c)",
         ],
     )
     assert errors(tree) == [f"C0.1: checked 2 times ({NB}, {NB}); once only"]
@@ -230,7 +233,7 @@ def test_unregistered_id_fails(tree):
         [
             "err = 0.0",
             CHECK_SRC,
-            'claims.check("C9.9", True, measured=1, expected=1)',
+            'claims.check("C9.9", True, measured=1, expected=1, controls=c)',
         ],
     )
     assert errors(tree) == [
@@ -245,7 +248,7 @@ def test_pending_id_that_a_notebook_checks_fails(tree):
         [
             "err = 0.0",
             CHECK_SRC,
-            'claims.check("C1.1", True, measured=1, expected=1)',
+            'claims.check("C1.1", True, measured=1, expected=1, controls=c)',
         ],
     )
     report = static_checks.run_all(tree)
@@ -278,7 +281,7 @@ def test_registry_naming_a_missing_notebook_fails(tree):
         ("holds", None, "C0.1: names no notebook but has verdict; set both or neither"),
         (None, NB, "C0.1: names a notebook but no verdict; set both or neither"),
         ("mostly", NB, "C0.1: verdict 'mostly' is not one of holds, holds with caveats, "
-                       "does not hold"),
+                       "conclusion holds, reason does not, does not hold"),
         ("holds", NB + ".ipynb", f"C0.1: notebook '{NB}.ipynb' must be named without .ipynb"),
     ],
 )  # fmt: skip
@@ -329,3 +332,48 @@ def test_check_call_pattern():
         ]
     }
     assert static_checks.checked_ids(nb) == ["C1.2", "B1"]
+
+
+def test_check_without_controls_fails(tree):
+    no_controls = CHECK_SRC.replace('    controls={"shuffled": False},\n', "")
+    write_nb(tree, NB, ["err = 0.0", no_controls])
+    (error,) = errors(tree)
+    assert error.startswith(
+        f"{NB}.ipynb: check('C0.1', ...) names no controls"
+    )
+
+
+def test_typed_percentage_in_a_caption_fails(tree):
+    def caption(nb):
+        nb.cells[1].metadata["mystnb"] = {
+            "figure": {"caption": "One hidden layer reaches 97.3 %."},
+            "image": {"alt": "A line plot of accuracy against depth."},
+        }
+
+    edit_nb(tree / f"{NB}.ipynb", caption)
+    (error,) = errors(tree)
+    assert "cell 1 caption types the number '97.3%'" in error
+
+
+@pytest.mark.parametrize(
+    ("text", "typed"),
+    [
+        ("Accuracy {glue:text}`c26_acc:.1f` % on digits.", []),
+        ("A 3 × 3 board, two layers, step 10.", []),
+        ("Accuracy 97.3 % and 5 % of the keys.", ["97.3%", "5%"]),
+        ("It took 312 passes.", ["312"]),
+        ("Here $W \\in \\R^{64 \\times 128}$ is fixed.", []),
+        ("Here $q < 0.035$ at every point.", ["0.035"]),
+        ("As {cite:t}`saxe2014exact` (2014) showed for C2.1.", []),
+        ("See [the lesson](../02_mlp/12_x.ipynb).", []),
+        ("```python\nx = 1234\n```\nthen prose.", []),
+        (
+            "```{admonition} Claim 1.5\n:class: tip\nWidth 512 here.\n```",
+            ["512"],
+        ),
+        ("The essay's 784 filters.", []),
+    ],
+)
+def test_typed_numbers(text, typed):
+    allowed = static_checks.load_allowed()
+    assert static_checks.typed_numbers(text, allowed) == typed

@@ -14,6 +14,15 @@ Usage: ``python -m tools.static_checks [--root DIR]`` (default: this checkout).
    of ``holds``, ``holds with caveats``, ``does not hold``. Ids with neither are
    reported as pending.
 
+4. Every check names its controls: each ``check("<id>", ...)`` call passes
+   ``controls=`` (``claims.check`` itself refuses an empty mapping at run time).
+5. No typed numbers: a number in a lesson's markdown, figure caption or alt text
+   is glued from the run (``{glue:text}``), or is on the allow-list
+   ``tools/allowed_numbers.yml`` (a definition, with its reason). Not counted:
+   integers 0-10 outside a percentage (counting words: "two layers", "3 × 3"),
+   integers inside math (the shape of a formula), years, claim ids, code,
+   directive options and link targets.
+
 Exits 1 and lists every violation; pending ids alone do not fail.
 """
 
@@ -23,15 +32,16 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from livingdict.claims import VERDICTS
+
 ROOT = Path(__file__).resolve().parents[1]
-from livingdict.claims import VERDICTS  # noqa: E402
 
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(?P<q>["'])(?P<id>[^"'\n]+)(?P=q)""")
 TOC_SUFFIXES = (".md", ".ipynb", ".rst")
@@ -226,6 +236,121 @@ def check_claims(root: Path) -> tuple[list[str], list[str]]:
     return errors, pending
 
 
+ALLOWED_NUMBERS = ROOT / "tools" / "allowed_numbers.yml"
+_STRIP = [  # (pattern, what replaces it) applied in order to markdown text
+    (r"(?s)<!--.*?-->", " "),  # comments
+    (
+        r"(?ms)^(`{3,}|~{3,})(?!\{).*?^\1\s*$",
+        " ",
+    ),  # code fences (not directives)
+    (r"(?m)^\s*:[\w-]+:.*$", " "),  # directive options (:label: ex-1)
+    (r"(?m)^(`{3,}|:{3,})\{[\w:-]+\}.*$", " "),  # directive heads
+    (r"\{[\w:-]+\}`[^`]*`", " "),  # roles: glue, cite, ref, term, numref
+    (r"`[^`]*`", " "),  # inline code
+    (r"\]\([^)]*\)", "]"),  # link targets
+    (r"\([^()]*\.ipynb[^()]*\)", " "),
+    (r"\b[CB]\d(?:\.\d+)?\b", " "),  # claim ids
+    (r"\b(?:19|20)\d\d[a-z]?\b", " "),  # years
+]
+_MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
+_NUM = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s*%)?")
+
+
+def load_allowed(path: Path = ALLOWED_NUMBERS) -> dict[str, str]:
+    """The allow-list: ``{number as typed: why it is a definition}``."""
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def typed_numbers(text: str, allowed: Mapping[str, str]) -> list[str]:
+    """The numbers in markdown ``text`` that are neither glued nor allowed."""
+    for pattern, repl in _STRIP:
+        text = re.sub(pattern, repl, text)
+    # in math, only numbers with a decimal point count (integers shape formulas)
+    text = _MATH.sub(
+        lambda m: " ".join(re.findall(r"\d+\.\d+", m.group())), text
+    )
+    found = []
+    for m in _NUM.finditer(text):
+        token = m.group().rstrip(",").replace(" ", "")
+        bare = token.rstrip("%")
+        small = re.fullmatch(r"\d+", bare) and int(bare) <= 10
+        if (small and not token.endswith("%")) or token in allowed:
+            continue
+        if bare in allowed and not token.endswith("%"):
+            continue
+        found.append(token)
+    return found
+
+
+def _figure_texts(cell: Mapping[str, Any]) -> list[tuple[str, str]]:
+    meta = cell.get("metadata", {}).get("mystnb", {})
+    out = []
+    caption = meta.get("figure", {}).get("caption")
+    alt = meta.get("image", {}).get("alt")
+    if caption:
+        out.append(("caption", caption))
+    if alt:
+        out.append(("alt text", alt))
+    return out
+
+
+def check_numbers(
+    root: Path, allowed: Mapping[str, str] | None = None
+) -> list[str]:
+    """Every number a reader sees in a lesson's prose is glued or allowed."""
+    allowed = load_allowed() if allowed is None else allowed
+    errors: list[str] = []
+    for path in notebooks(root):
+        nb = _load(path, root, [])
+        for i, cell in enumerate((nb or {}).get("cells", [])):
+            texts = _figure_texts(cell)
+            if cell.get("cell_type") == "markdown":
+                texts.append(("markdown", _source(cell)))
+            for where, text in texts:
+                for token in typed_numbers(text, allowed):
+                    errors.append(
+                        f"{_rel(path, root)}: cell {i} {where} types the number "
+                        f"{token!r}: glue it from the run, or add it to "
+                        "tools/allowed_numbers.yml with the reason it is a "
+                        "definition"
+                    )
+    return errors
+
+
+def _source(cell: Mapping[str, Any]) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def check_controls(root: Path) -> list[str]:
+    """Every ``check(...)`` call of a lesson passes ``controls=``."""
+    errors: list[str] = []
+    for path in notebooks(root):
+        nb = _load(path, root, [])
+        for cell in (nb or {}).get("cells", []):
+            if cell.get("cell_type") != "code":
+                continue
+            source = _source(cell)
+            for m in CHECK_CALL.finditer(source):
+                call = source[m.start() :]
+                depth, end = 0, len(call)
+                for j, ch in enumerate(call):
+                    depth += {"(": 1, ")": -1}.get(ch, 0)
+                    if ch == ")" and depth == 0:
+                        end = j
+                        break
+                if not re.search(r"\bcontrols\s*=", call[:end]):
+                    errors.append(
+                        f"{_rel(path, root)}: check({m['id']!r}, ...) names no "
+                        "controls (controls={...}: the same test applied to "
+                        "something that must fail it)"
+                    )
+    return errors
+
+
 def run_all(root: Path) -> Report:
     root = Path(root)
     report = Report()
@@ -233,6 +358,8 @@ def run_all(root: Path) -> Report:
     report.errors += check_toc(root)
     errors, pending = check_claims(root)
     report.errors += errors
+    report.errors += check_controls(root)
+    report.errors += check_numbers(root)
     report.pending = pending
     return report
 
