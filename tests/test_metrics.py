@@ -48,10 +48,14 @@ def test_effective_keys_extremes():
     )
 
 
-def test_identity_distance_and_rank():
-    assert metrics.identity_distance(np.eye(4)) == 0
-    assert metrics.numerical_rank(np.outer([1, 2], [3, 4, 5])) == 1
-    assert metrics.numerical_rank(np.zeros((3, 3))) == 0
+def test_drift_measures_relative_distance_from_the_start():
+    w0 = np.ones((2, 2))
+    d = metrics.drift([w0, w0 * 1.5, w0 * 0.0 + 3])
+    np.testing.assert_allclose(d, [0.0, 0.5, 2.0])
+    with pytest.raises(ValueError, match="shapes differ"):
+        metrics.drift([w0, np.ones(3)])
+    with pytest.raises(ValueError, match="zero"):
+        metrics.drift([np.zeros((2, 2)), w0])
 
 
 def test_bad_inputs():
@@ -65,5 +69,3 @@ def test_bad_inputs():
         metrics.effective_keys([-1, 2])
     with pytest.raises(ValueError, match="all-zero"):
         metrics.effective_keys([0, 0])
-    with pytest.raises(ValueError, match=r"\(2, 3\)"):
-        metrics.identity_distance(np.zeros((2, 3)))

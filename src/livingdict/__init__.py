@@ -1,9 +1,10 @@
 """livingdict — the helper package of *The Living Dictionary*.
 
-One module per idea: ``lookup`` (the one operation), ``layers`` (linear, MLP and
-attention as lookups), ``data`` (offline data), ``train`` (one small training loop),
-``metrics`` (similarity and key statistics), ``plot`` (the book's figure style) and
-``claims`` (the checks behind every sentence). ``setup()`` starts every notebook.
+One module per idea: ``lookup`` (the one operation), ``layers`` (linear, MLP
+and attention as lookups), ``data`` (offline data), ``train`` (one small
+training loop), ``metrics`` (similarity and key statistics), ``plot`` (the
+book's figure style) and ``claims`` (the checks behind every sentence).
+``setup()`` starts every notebook.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ __all__ = [
 __version__ = "0.1.0"
 
 DEFAULT_SEED = 0
-#: Tiny models run faster on one thread than on two on a 2-core machine: the six
-#: slowest lessons took 55 s on 1 thread and 378 s on 2 (sum of medians, ABBA order,
-#: 2 shared cores; with other work on the cores, torch's second thread mostly waits).
-#: One thread also keeps results bit-for-bit reproducible across machines.
-#: ``$LIVINGDICT_TORCH_THREADS`` overrides it, for that measurement.
+#: Tiny models run faster on one thread than on two on a 2-core machine: the
+#: six slowest lessons took 55 s on 1 thread and 378 s on 2 (sum of medians,
+#: ABBA order, 2 shared cores; with other work on the cores, torch's second
+#: thread mostly waits). One thread also keeps results bit-for-bit
+#: reproducible across machines. ``$LIVINGDICT_TORCH_THREADS`` overrides it,
+#: for that measurement.
 TORCH_THREADS = 1
 
 _seed: int | None = None
@@ -40,7 +42,8 @@ def current_seed() -> int | None:
 
 
 def torch_threads() -> int:
-    """Torch's intra-op threads: ``$LIVINGDICT_TORCH_THREADS`` if set, else ``TORCH_THREADS``.
+    """Torch's intra-op threads: ``$LIVINGDICT_TORCH_THREADS`` if set, else
+    ``TORCH_THREADS``.
 
     The override exists for the harness's thread measurement (``tools.bench``).
     """
@@ -55,12 +58,14 @@ def torch_threads() -> int:
 
 
 def setup(seed: int | None = None) -> int:
-    """Start a lesson: seed everything, pin torch's threads, apply the figure style.
+    """Start a lesson: seed everything, pin torch's threads, apply the figure
+    style.
 
     The seed is ``seed`` if given, else ``$LIVINGDICT_SEED`` if set, else
-    ``DEFAULT_SEED``. Seeds Python's ``random``, NumPy's global generator and torch;
-    sets ``torch.set_num_threads(torch_threads())``; turns on deterministic algorithms;
-    applies ``livingdict.plot.use_style()``. Returns the seed used.
+    ``DEFAULT_SEED``. Seeds Python's ``random``, NumPy's global generator and
+    torch; sets ``torch.set_num_threads(torch_threads())``; turns on
+    deterministic algorithms; applies ``livingdict.plot.use_style()``. Returns
+    the seed used.
     """
     global _seed
     if seed is None:

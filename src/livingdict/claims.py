@@ -1,21 +1,23 @@
-"""Every claim of the book is checked by one call, and every check leaves a trace.
+"""Every claim of the book is checked by one call, and every check leaves a
+trace.
 
     check(claim_id, passed, measured=..., expected=..., controls=...)
 
-``measured`` names each quantity in plain words (``"retrieval error at N = d"``),
-``expected`` gives the condition it must meet (``"< 1e-6"``), and ``controls`` says,
-for each *control* — the same test applied to something that must fail it (the wrong
-law, the mechanism removed, an untrained network) — whether it passed the test. The
-check passes when every condition holds and every control fails. It prints a short
-table, appends a JSON line to the ledger (which feeds the book's verdict boxes and
-claims page) and raises ``AssertionError`` with the numbers when the claim does not
-reproduce.
+``measured`` names each quantity in plain words (``"retrieval error at N =
+d"``), ``expected`` gives the condition it must meet (``"< 1e-6"``), and
+``controls`` says, for each *control* — the same test applied to something that
+must fail it (the wrong law, the mechanism removed, an untrained network) —
+whether it passed the test. The check passes when every condition holds and
+every control fails. It prints a short table, appends a JSON line to the ledger
+(which feeds the book's verdict boxes and claims page) and raises
+``AssertionError`` with the numbers when the claim does not reproduce.
 
 This module is also the one source of truth for the registry of claims
-(``claims.yml``), the verdict words and the list of lesson notebooks: the tools, the
-Sphinx extension and the tests read them from here.
+(``claims.yml``), the verdict words and the list of lesson notebooks: the
+tools, the Sphinx extension and the tests read them from here.
 
-Ledger file: ``$LIVINGDICT_LEDGER`` if set, else ``<repo>/_build/ledger.jsonl``.
+Ledger file: ``$LIVINGDICT_LEDGER`` if set, else
+``<repo>/_build/ledger.jsonl``.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ import yaml
 REGISTRY_PATH = Path(__file__).with_name("claims.yml")
 
 #: The verdicts a lesson can reach, from "the essay is right" to "it is wrong".
-#: "conclusion holds, reason does not" is for a claim of the form "X, because Y"
-#: where X is true and Y is not.
+#: "conclusion holds, reason does not" is for a claim of the form "X, because
+# Y" : where X is true and Y is not.
 VERDICTS = (
     "holds",
     "holds with caveats",
@@ -46,14 +48,15 @@ VERDICTS = (
 )
 
 
-# ------------------------------------------------------------------ the registry
+# ------------------------------------------------------------------ the
+# registry
 @lru_cache(maxsize=4)
 def _load(path: Path) -> dict[str, Any]:
     return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
 
 
 def registry(path: Path = REGISTRY_PATH) -> dict[str, dict[str, Any]]:
-    """The registry: ``{id: {id, chapter, claim, verdict, notebook}}`` in book order."""
+    """The registry, ``{id: {id, chapter, claim, verdict, notebook}}``."""
     return {e["id"]: e for e in _load(Path(path))["claims"]}
 
 
@@ -63,7 +66,7 @@ def chapters(path: Path = REGISTRY_PATH) -> dict[str, dict[str, str]]:
 
 
 def repo_root() -> Path | None:
-    """The book's checkout (the folder with ``_config.yml`` and ``notebooks/``)."""
+    """The book's checkout: the folder with ``_config.yml``, ``notebooks``."""
     for start in (Path.cwd(), Path(__file__).resolve()):
         for folder in (start, *start.parents):
             if (folder / "_config.yml").is_file() and (
@@ -74,7 +77,7 @@ def repo_root() -> Path | None:
 
 
 def notebooks(root: Path) -> list[Path]:
-    """Every lesson ``*.ipynb`` under ``root/notebooks``, outside hidden folders."""
+    """Every lesson ``*.ipynb`` under ``root/notebooks``, hidden ones aside."""
     base = Path(root) / "notebooks"
     if not base.is_dir():
         return []
@@ -85,7 +88,8 @@ def notebooks(root: Path) -> list[Path]:
     )
 
 
-# ---------------------------------------------------------------- the conditions
+# ---------------------------------------------------------------- the
+# conditions
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
 _OPS = {
     "<": lambda m, t: m < t,
@@ -102,8 +106,8 @@ class Condition:
 
     Forms: ``"< t"``, ``"<= t"``, ``"> t"``, ``">= t"``, ``"== t"``,
     ``"a ± h"`` (``|m − a| <= h``), ``"in [a, b]"`` (``a <= m <= b``),
-    ``"true"`` / ``"false"`` (a yes/no finding). A list of measured numbers must
-    meet it element by element.
+    ``"true"`` / ``"false"`` (a yes/no finding). A list of measured numbers
+    must meet it element by element.
     """
 
     text: str
@@ -143,7 +147,8 @@ class Condition:
     def margin(self, value: float | bool) -> float:
         """How far inside (> 0) or outside (< 0) the condition a value lies,
         relative to the threshold's scale (``|t|``, or the band's half-width):
-        0.5 means the value could move half the scale before the check fails."""
+        0.5 means the value could move half the scale before the check
+        fails."""
         if self.op == "is":
             return 1.0 if self.holds(value) else -1.0
         v = float(value)
@@ -170,7 +175,8 @@ def evaluate(
     measured: Mapping[str, Any], expected: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """Each condition of ``expected`` applied to its ``measured`` quantity:
-    ``[{"name", "expected", "held", "margin"}, …]`` (margin: the worst element's)."""
+    ``[{"name", "expected", "held", "margin"}, …]`` (margin: the worst
+    element's)."""
     rows = []
     for name, text in expected.items():
         if name not in measured:
@@ -192,7 +198,8 @@ def evaluate(
     return rows
 
 
-# --------------------------------------------------------------------- the check
+# --------------------------------------------------------------------- the
+# check
 def ledger_path() -> Path:
     """``$LIVINGDICT_LEDGER``, else ``<repo>/_build/ledger.jsonl``."""
     env = os.environ.get("LIVINGDICT_LEDGER")
@@ -263,18 +270,18 @@ def check(
     """Record the check of one claim; raise ``AssertionError`` when it fails.
 
     ``measured``: ``{plain name: number, list of numbers or yes/no}``;
-    ``expected``: ``{plain name: condition}`` for the quantities the test compares
-    (see ``Condition``; measured quantities without a condition are reported only).
-    ``passed`` is the lesson's own verdict on its conditions and must agree with
-    them. ``controls``: ``{what the control is: did it pass the claim's test?}`` —
-    at least one, and each must be ``False``. The check passes when
-    ``passed and not any(controls.values())``.
+    ``expected``: ``{plain name: condition}`` for the quantities the test
+    compares (see ``Condition``; measured quantities without a condition are
+    reported only). ``passed`` is the lesson's own verdict on its conditions
+    and must agree with them. ``controls``: ``{what the control is: did it pass
+    the claim's test?}`` — at least one, and each must be ``False``. The check
+    passes when ``passed and not any(controls.values())``.
 
-    Appends ``{"id", "passed", "measured", "expected", "conditions", "controls",
-    "note", "notebook", "seed", "time"}`` to the ledger and returns it. Raises
-    ``ValueError`` for an unknown id, names that are not plain words, an
-    unparsable condition, no controls, or ``passed`` that contradicts the
-    conditions.
+    Appends ``{"id", "passed", "measured", "expected", "conditions",
+    "controls", "note", "notebook", "seed", "time"}`` to the ledger and returns
+    it. Raises ``ValueError`` for an unknown id, names that are not plain
+    words, an unparsable condition, no controls, or ``passed`` that contradicts
+    the conditions.
     """
     reg = registry()
     if claim_id not in reg:
@@ -294,7 +301,8 @@ def check(
     if bool(passed) != all(c["held"] for c in conditions):
         held = {c["name"]: c["held"] for c in conditions}
         raise ValueError(
-            f"{claim_id}: passed={bool(passed)} contradicts the conditions {held}"
+            f"{claim_id}: passed={bool(passed)} contradicts the "
+            f"conditions {held}"
         )
     from . import current_seed
 
@@ -324,7 +332,7 @@ def check(
 
 
 def report(record: Mapping[str, Any]) -> str:
-    """The record as a few readable lines: each condition, then each control."""
+    """The record as readable lines: each condition, then each control."""
     mark = "✓" if record["passed"] else "✗"
     word = "reproduced" if record["passed"] else "did NOT reproduce"
     lines = [f"{mark} {record['id']} {word} (seed {record.get('seed')})"]
@@ -348,7 +356,7 @@ def report(record: Mapping[str, Any]) -> str:
 
 
 def read_ledger(path: Path | None = None) -> list[dict[str, Any]]:
-    """All records of a ledger file (``ledger_path()`` by default), oldest first."""
+    """All records of a ledger (default ``ledger_path()``), oldest first."""
     p = ledger_path() if path is None else Path(path)
     if not p.exists():
         return []

@@ -1,16 +1,32 @@
 """Offline data only: nothing here touches the network.
 
-* ``digits`` — scikit-learn's bundled 8×8 handwritten digits (1,797 images), pixels in [0, 1].
-* ``mnist1d`` — MNIST-1D (Greydanus 2020) generated locally by ``mnist1d.data.make_dataset``
-  (never its download): 5,000 signals of length 40, 10 classes.
-* ``xor`` — the four-blob XOR problem in the plane.
+Images and signals
+  * ``digits`` — scikit-learn's bundled 8 × 8 handwritten digits (1,797
+    images), pixels in [0, 1], read straight from the file scikit-learn ships.
+  * ``mnist1d`` — MNIST-1D (Greydanus 2020) generated locally by
+    ``mnist1d.data.make_dataset`` (never its download): signals of length 40.
+Tasks in the plane
+  * ``xor`` — four blobs; the label is 1 when the signs differ.
+  * ``checkerboard`` — a c × c board; no line does better than the majority.
+A relational task
+  * ``same_class_pairs`` — "are these two inputs of the same class?"
+Sequences, for attention
+  * ``associative_recall`` — a tiny phone book: ``n`` (name, entry) pairs,
+    then a name; the answer is its entry (two hops: find the name, then read
+    the token after it).
+  * ``copy_at_offset`` — the answer sits at a fixed position (one hop).
 
-Every generator takes a ``seed``; ``None`` means the seed of the last ``setup()``.
+Every generator takes a ``seed`` (``None``: the seed of the last ``setup()``)
+or, for the sequence tasks, a ``torch.Generator`` (``None``: torch's global
+one).
 """
 
 from __future__ import annotations
 
+import gzip
+import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -25,10 +41,6 @@ class Split:
     x_test: torch.Tensor
     y_test: torch.Tensor
 
-    @property
-    def n_classes(self) -> int:
-        return int(max(self.y_train.max(), self.y_test.max())) + 1
-
 
 def _seed(seed: int | None) -> int:
     if seed is not None:
@@ -39,9 +51,14 @@ def _seed(seed: int | None) -> int:
     return 0 if s is None else s
 
 
-def _split(
-    x: np.ndarray, y: np.ndarray, test_fraction: float, seed: int
-) -> Split:
+def _tensors(x, y) -> tuple[torch.Tensor, torch.Tensor]:
+    return (
+        torch.as_tensor(np.asarray(x), dtype=torch.float32),
+        torch.as_tensor(np.asarray(y), dtype=torch.int64),
+    )
+
+
+def _split(x, y, test_fraction: float, seed: int) -> Split:
     if not 0 < test_fraction < 1:
         raise ValueError(
             f"test_fraction must lie in (0, 1), got {test_fraction}"
@@ -49,30 +66,39 @@ def _split(
     perm = np.random.default_rng(seed).permutation(len(y))
     n_test = int(round(test_fraction * len(y)))
     te, tr = perm[:n_test], perm[n_test:]
-    f = lambda a: torch.as_tensor(a, dtype=torch.float32)  # noqa: E731
-    g = lambda a: torch.as_tensor(a, dtype=torch.int64)  # noqa: E731
-    return Split(f(x[tr]), g(y[tr]), f(x[te]), g(y[te]))
+    return Split(*_tensors(x[tr], y[tr]), *_tensors(x[te], y[te]))
+
+
+def digits_file() -> Path:
+    """The digits file inside scikit-learn, found without importing it
+    (``import sklearn.datasets`` costs about a second)."""
+    spec = importlib.util.find_spec("sklearn")
+    if spec is None or spec.origin is None:  # pragma: no cover
+        raise ImportError("scikit-learn is not installed")
+    return Path(spec.origin).parent / "datasets" / "data" / "digits.csv.gz"
 
 
 def digits(test_fraction: float = 0.25, seed: int | None = None) -> Split:
-    """scikit-learn's bundled digits, pixels scaled from 0..16 to [0, 1], shuffled split."""
-    from sklearn.datasets import load_digits
-
-    d = load_digits()
-    return _split(d.data / 16.0, d.target, test_fraction, _seed(seed))
+    """The 1,797 bundled digits, pixels scaled from 0..16 to [0, 1], with a
+    shuffled train/test split (the same images as ``load_digits``)."""
+    with gzip.open(digits_file(), "rt") as f:
+        table = np.loadtxt(f, delimiter=",", dtype=np.float32)
+    x, y = table[:, :-1] / 16.0, table[:, -1].astype(np.int64)
+    return _split(x, y, test_fraction, _seed(seed))
 
 
 def mnist1d(num_samples: int = 5000, seed: int | None = None) -> Split:
     """MNIST-1D generated locally (``make_dataset``, no download), 80/20 split.
 
-    With ``seed=42`` (the package default) and 5,000 samples this is the published
-    data set; other seeds draw fresh signals from the same generator.
+    With ``seed=42`` (the package default) and 5,000 samples this is the
+    published data set; other seeds draw fresh signals from the same generator.
     """
     from mnist1d.data import get_dataset_args, make_dataset
 
     if num_samples < 10:
         raise ValueError(
-            f"mnist1d needs at least 10 samples (one per class), got {num_samples}"
+            f"mnist1d needs at least 10 samples (one per class), "
+            f"got {num_samples}"
         )
     args = get_dataset_args()
     args.num_samples = num_samples
@@ -82,17 +108,17 @@ def mnist1d(num_samples: int = 5000, seed: int | None = None) -> Split:
         d = make_dataset(args)
     finally:
         np.random.set_state(state)
-    f = lambda a: torch.as_tensor(a, dtype=torch.float32)  # noqa: E731
-    g = lambda a: torch.as_tensor(a, dtype=torch.int64)  # noqa: E731
-    return Split(f(d["x"]), g(d["y"]), f(d["x_test"]), g(d["y_test"]))
+    return Split(
+        *_tensors(d["x"], d["y"]), *_tensors(d["x_test"], d["y_test"])
+    )
 
 
 def xor(
     n: int = 400, noise: float = 0.15, seed: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``n`` points around the corners (±1, ±1); the label is 1 when the signs differ.
+    """``n`` points around the corners (±1, ±1); label 1 when the signs differ.
 
-    Returns ``x (n, 2)`` float32 and ``y (n,)`` int64. No line separates the classes.
+    Returns ``x (n, 2)`` float32 and ``y (n,)`` int64.
     """
     if n < 4 or noise < 0:
         raise ValueError(
@@ -101,5 +127,153 @@ def xor(
     rng = np.random.default_rng(_seed(seed))
     corners = rng.integers(0, 2, size=(n, 2)) * 2 - 1
     x = corners + noise * rng.standard_normal((n, 2))
-    y = (corners[:, 0] != corners[:, 1]).astype(np.int64)
-    return torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(y)
+    return _tensors(x, corners[:, 0] != corners[:, 1])
+
+
+def checkerboard(
+    n: int = 600, cells: int = 3, seed: int | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` uniform points on ``[−c/2, c/2]²`` coloured like a c × c board:
+
+        y = (⌊x₁ + c/2⌋ + ⌊x₂ + c/2⌋) mod 2
+
+    Returns ``x (n, 2)`` float32 and ``y (n,)`` int64.
+    """
+    if n < 1 or cells < 2:
+        raise ValueError(
+            f"checkerboard needs n >= 1 and cells >= 2, got n={n}, "
+            f"cells={cells}"
+        )
+    half = cells / 2
+    rng = np.random.default_rng(_seed(seed))
+    x = rng.uniform(-half, half, size=(n, 2))
+    cell = np.clip(np.floor(x + half), 0, cells - 1).astype(np.int64)
+    return _tensors(x, (cell[:, 0] + cell[:, 1]) % 2)
+
+
+def same_class_pairs(
+    x: torch.Tensor, y: torch.Tensor, n_pairs: int, seed: int | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n_pairs`` pairs ``[x_a, x_b]`` (shape ``(n_pairs, 2d)``) labelled
+    ``1[y_a = y_b]``: exactly half the pairs share a class, in shuffled order.
+
+    A linear score ``w_a·x_a + w_b·x_b`` judges each half on its own and cannot
+    compare them. Raises ``ValueError`` when ``x (n, d)`` and ``y (n,)`` do not
+    match, or no class has two members.
+    """
+    if x.ndim != 2 or y.shape != (x.shape[0],):
+        raise ValueError(
+            f"same_class_pairs: x {tuple(x.shape)} and y {tuple(y.shape)} "
+            "do not match"
+        )
+    labels = y.numpy()
+    classes, counts = np.unique(labels, return_counts=True)
+    if n_pairs < 2 or len(classes) < 2 or counts.max() < 2:
+        raise ValueError(
+            f"same_class_pairs needs n_pairs >= 2 and two classes, one with "
+            f"two members; got n_pairs={n_pairs}, counts {counts.tolist()}"
+        )
+    rng = np.random.default_rng(_seed(seed))
+    members = {c: np.flatnonzero(labels == c) for c in classes}
+    n_same = n_pairs // 2
+    a = np.empty(n_pairs, dtype=np.int64)
+    b = np.empty(n_pairs, dtype=np.int64)
+    for i, c in enumerate(rng.choice(classes[counts >= 2], n_same)):
+        a[i], b[i] = rng.choice(members[c], 2, replace=False)
+    for i in range(n_same, n_pairs):
+        ca, cb = rng.choice(classes, 2, replace=False)
+        a[i], b[i] = rng.choice(members[ca]), rng.choice(members[cb])
+    order = rng.permutation(n_pairs)
+    a, b = a[order], b[order]
+    same = torch.as_tensor((labels[a] == labels[b]).astype(np.int64))
+    return torch.cat([x[a], x[b]], dim=1), same
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Sequences and their answers: ``tokens (batch, L)``, ``targets (batch,)``
+    (the token to predict after the last position), ``source (batch,)`` (the
+    position whose token is the answer) and ``vocab`` (the number of ids)."""
+
+    tokens: torch.Tensor
+    targets: torch.Tensor
+    source: torch.Tensor
+    vocab: int
+
+    def __len__(self) -> int:
+        return self.tokens.shape[0]
+
+    @property
+    def length(self) -> int:
+        """Sequence length ``L``."""
+        return self.tokens.shape[1]
+
+
+def _distinct(batch: int, n: int, pool: int, generator) -> torch.Tensor:
+    """``(batch, n)`` ids drawn without replacement from ``0 … pool − 1``."""
+    scores = torch.rand(batch, pool, generator=generator)
+    return scores.argsort(dim=1)[:, :n]
+
+
+def associative_recall(
+    batch: int,
+    n_pairs: int,
+    n_names: int,
+    n_entries: int | None = None,
+    *,
+    generator: torch.Generator | None = None,
+) -> Batch:
+    """A phone book: ``a₁ b₁ … aₙ bₙ q`` (length ``2n + 1``) where ``q = aᵢ``;
+    the answer is ``bᵢ`` at position ``source = 2i + 1``.
+
+    Names ``a`` are distinct ids from ``0 … n_names − 1``, entries ``b``
+    distinct ids from ``n_names … n_names + n_entries − 1``, the asked pair
+    uniform. Guessing among the entries in view is right 1/n of the time.
+    Raises ``ValueError`` for ``batch < 1``, ``n_pairs < 1``, or fewer names
+    or entries than pairs.
+    """
+    n_entries = n_names if n_entries is None else n_entries
+    if batch < 1 or n_pairs < 1:
+        raise ValueError(
+            f"associative_recall: need batch >= 1 and n_pairs >= 1, "
+            f"got {batch}, {n_pairs}"
+        )
+    if n_names < n_pairs or n_entries < n_pairs:
+        raise ValueError(
+            f"associative_recall: {n_pairs} pairs need as many distinct "
+            f"names and entries, got {n_names} names, {n_entries} entries"
+        )
+    names = _distinct(batch, n_pairs, n_names, generator)
+    entries = _distinct(batch, n_pairs, n_entries, generator) + n_names
+    asked = torch.randint(n_pairs, (batch,), generator=generator)
+    pairs = torch.stack([names, entries], dim=2).reshape(batch, 2 * n_pairs)
+    question = names.gather(1, asked[:, None])
+    answer = entries.gather(1, asked[:, None])[:, 0]
+    tokens = torch.cat([pairs, question], dim=1)
+    return Batch(tokens, answer, 2 * asked + 1, n_names + n_entries)
+
+
+def copy_at_offset(
+    batch: int,
+    length: int,
+    vocab: int,
+    offset: int,
+    *,
+    generator: torch.Generator | None = None,
+) -> Batch:
+    """Random tokens ``x₀ … x_{L−1}``; the answer is ``x_{L−1−offset}``, the
+    same position in every sequence (one attention layer reads it by position).
+
+    Raises ``ValueError`` unless ``batch, length >= 1``, ``vocab >= 2`` and
+    ``0 <= offset < length``.
+    """
+    if batch < 1 or length < 1 or vocab < 2 or not 0 <= offset < length:
+        raise ValueError(
+            f"copy_at_offset: need batch, length >= 1, vocab >= 2 and "
+            f"0 <= offset < length; got {batch}, {length}, {vocab}, {offset}"
+        )
+    tokens = torch.randint(vocab, (batch, length), generator=generator)
+    src = length - 1 - offset
+    return Batch(
+        tokens, tokens[:, src].clone(), torch.full((batch,), src), vocab
+    )

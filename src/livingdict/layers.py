@@ -1,14 +1,16 @@
 """A linear layer, an MLP and attention, each written as one ``lookup``.
 
-* linear:    ``y = x Wᵀ + b = lookup(x, Wᵀ) + b`` — the input itself is the key over
-  the rows of ``Wᵀ`` (one row per input feature).
-* MLP:       ``y = act(x W₁ᵀ + b₁) W₂ᵀ + b₂ = lookup(keys(x), values) + bias`` — the
-  hidden activation ``h = act(x W₁ᵀ + b₁)`` is the key, the rows of ``W₂ᵀ`` (one per
-  hidden unit) are the values.
-* attention: ``out = softmax(q kᵀ · s) v = lookup(soft_keys(q kᵀ · s), v)`` — the key is
-  an ``L_q × L_k`` map over positions, the values are computed from the context.
+The book's words: the input is matched against *filters*; the matches make
+the *key* (weights over slots); the key reads the *values* (one row per slot).
 
-Weights follow torch's ``nn.Linear`` layout ``(out_features, in_features)``.
+* linear:    ``y = x W + b = lookup(x, W) + b`` — the input itself is the key
+  over the rows of ``W`` (torch stores ``Wᵀ``).
+* MLP:       ``y = act(x W₁ + b₁) W₂ + b₂ = lookup(key, W₂) + b₂`` — the
+  filters are the columns of ``W₁``, the key is ``act(x W₁ + b₁)``, the values
+  are the rows of ``W₂``.
+* attention: ``out = lookup(softmax(q kᵀ · s), v)`` — the filters are the rows
+  of ``k``, the key is an ``L_q × L_k`` map over positions, the values are the
+  rows of ``v``, all computed from the context.
 """
 
 from __future__ import annotations
@@ -26,13 +28,13 @@ from .lookup import lookup, soft_keys
 def linear_as_lookup(layer: nn.Linear, x: torch.Tensor) -> torch.Tensor:
     """``nn.Linear`` read as a dictionary: ``lookup(x, Wᵀ) + b``.
 
-    The key is ``x`` itself (one coefficient per input feature), the values are the
-    rows of ``Wᵀ``: ``y = Σᵢ xᵢ · Wᵀ[i, :] + b``.
+    The key is ``x`` (one weight per input feature), the values are the rows
+    of ``Wᵀ``: ``y = Σᵢ xᵢ · Wᵀ[i, :] + b``.
     """
     if x.shape[-1] != layer.in_features:
         raise ValueError(
-            f"linear_as_lookup: x {tuple(x.shape)} does not fit a layer with "
-            f"in_features={layer.in_features}"
+            f"linear_as_lookup: x {tuple(x.shape)} does not fit a layer "
+            f"with in_features={layer.in_features}"
         )
     out = lookup(x, layer.weight.T)
     return out if layer.bias is None else out + layer.bias
@@ -40,29 +42,35 @@ def linear_as_lookup(layer: nn.Linear, x: torch.Tensor) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class MLPDictionary:
-    """A one-hidden-layer MLP ``Linear → act → Linear`` split into key and value.
+    """``Linear → act → Linear`` split into filters, key and values:
 
-    ``keys(x) = act(x W₁ᵀ + b₁)`` (shape ``(..., hidden)``), ``values = W₂ᵀ``
-    (shape ``(hidden, out)``), ``bias = b₂``, so that
-    ``read(x) = lookup(keys(x), values) + bias`` equals ``mlp(x)``.
+    filters = W₁ (one row per slot here: torch's ``first.weight``)
+    keys(x) = act(x W₁ᵀ + b₁)             shape (..., N)
+    values  = W₂ᵀ (one row per slot)       shape (N, d_out)
+    read(x) = lookup(keys(x), values) + b₂ == mlp(x)
     """
 
     first: nn.Linear
     activation: Callable[[torch.Tensor], torch.Tensor]
     second: nn.Linear
 
+    @property
+    def filters(self) -> torch.Tensor:
+        """``(N, d_in)``: row ``j`` is what slot ``j`` matches the input to."""
+        return self.first.weight
+
     def keys(self, x: torch.Tensor) -> torch.Tensor:
-        """The addressing coefficients ``h = act(x W₁ᵀ + b₁)``, one per hidden unit."""
+        """The key of each input: ``act(x W₁ᵀ + b₁)``, one weight per slot."""
         if x.shape[-1] != self.first.in_features:
             raise ValueError(
-                f"MLPDictionary.keys: x {tuple(x.shape)} does not fit in_features="
-                f"{self.first.in_features}"
+                f"MLPDictionary.keys: x {tuple(x.shape)} does not fit "
+                f"in_features={self.first.in_features}"
             )
         return self.activation(self.first(x))
 
     @property
     def values(self) -> torch.Tensor:
-        """The value rows ``W₂ᵀ``: row ``j`` is what hidden unit ``j`` writes."""
+        """``(N, d_out)``: row ``j`` is what slot ``j`` writes."""
         return self.second.weight.T
 
     @property
@@ -72,32 +80,31 @@ class MLPDictionary:
         return torch.zeros(self.second.out_features) if b is None else b
 
     def read(self, x: torch.Tensor) -> torch.Tensor:
-        """``lookup(keys(x), values) + bias`` — the MLP's output."""
+        """``lookup(keys(x), values) + bias``: the MLP's output."""
         return lookup(self.keys(x), self.values) + self.bias
 
 
 def as_dictionary(mlp: nn.Sequential) -> MLPDictionary:
-    """Split ``nn.Sequential(nn.Linear, activation, nn.Linear)`` into key and value.
+    """Split ``nn.Sequential(nn.Linear, activation, nn.Linear)``.
 
-    Raises ``ValueError`` when the module is not of that shape or the hidden
-    widths of the two linear layers differ.
+    Raises ``ValueError`` when the module has another shape or the two
+    layers disagree on the number of slots.
     """
     parts = list(mlp)
-    if (
-        len(parts) != 3
-        or not isinstance(parts[0], nn.Linear)
-        or not isinstance(parts[2], nn.Linear)
+    if len(parts) != 3 or not all(
+        isinstance(parts[i], nn.Linear) for i in (0, 2)
     ):
         raise ValueError(
-            f"as_dictionary needs Sequential(Linear, activation, Linear), got "
-            f"{[type(p).__name__ for p in parts]}"
+            "as_dictionary needs Sequential(Linear, activation, Linear), "
+            f"got {[type(p).__name__ for p in parts]}"
         )
-    if parts[0].out_features != parts[2].in_features:
+    first, second = parts[0], parts[2]
+    if first.out_features != second.in_features:
         raise ValueError(
-            f"as_dictionary: hidden widths differ, first layer {tuple(parts[0].weight.shape)}"
-            f" and second layer {tuple(parts[2].weight.shape)}"
+            f"as_dictionary: the layers disagree on the number of slots, "
+            f"{tuple(first.weight.shape)} and {tuple(second.weight.shape)}"
         )
-    return MLPDictionary(parts[0], parts[1], parts[2])
+    return MLPDictionary(first, parts[1], second)
 
 
 def attention(
@@ -109,25 +116,25 @@ def attention(
     scale: float | None = None,
     mask: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Scaled dot-product attention as a lookup; returns ``(out, weights)``.
+    """Scaled dot-product attention as a lookup; returns ``(out, weights)``:
 
-        weights = softmax(q kᵀ · scale),   out = lookup(weights, v) = weights @ v
+        weights = softmax(q kᵀ · scale),   out = lookup(weights, v)
 
-    Shapes ``q (..., L_q, d)``, ``k (..., L_k, d)``, ``v (..., L_k, d_v)``; batch and
-    head dims broadcast. ``scale`` defaults to ``1/√d``. ``causal=True`` lets query
-    ``t`` see keys ``s <= t`` (top-left aligned, as torch's ``is_causal``). ``mask`` is
-    a boolean ``(L_q, L_k)`` (or broadcastable) tensor, ``True`` where attending is
-    allowed. Raises ``ValueError`` naming the shapes when they do not fit.
+    Shapes ``q (..., L_q, d)``, ``k (..., L_k, d)``, ``v (..., L_k, d_v)``;
+    batch and head dims broadcast. ``scale`` defaults to ``1/√d``.
+    ``causal=True`` lets query ``t`` see keys ``s <= t`` (as torch's
+    ``is_causal``). ``mask`` is boolean, ``True`` where attending is allowed.
+    Raises ``ValueError`` naming the shapes when they do not fit.
     """
     if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
         raise ValueError(
-            f"attention needs q, k, v of at least 2 dims, got q {tuple(q.shape)}, "
-            f"k {tuple(k.shape)}, v {tuple(v.shape)}"
+            f"attention needs q, k, v of at least 2 dims, got q "
+            f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
         )
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
         raise ValueError(
-            f"attention: q {tuple(q.shape)} and k {tuple(k.shape)} must share the last "
-            f"dim, k and v {tuple(v.shape)} the length"
+            f"attention: q {tuple(q.shape)} and k {tuple(k.shape)} must "
+            f"share the last dim, k and v {tuple(v.shape)} the length"
         )
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
@@ -137,13 +144,10 @@ def attention(
     if causal:
         allowed = torch.ones(lq, lk, dtype=torch.bool, device=q.device).tril()
     if mask is not None:
-        if mask.dtype != torch.bool:
+        if mask.dtype != torch.bool or mask.shape[-2:] != (lq, lk):
             raise ValueError(
-                f"attention: mask must be boolean, got {mask.dtype}"
-            )
-        if mask.shape[-2:] != (lq, lk):
-            raise ValueError(
-                f"attention: mask {tuple(mask.shape)} does not fit scores ({lq}, {lk})"
+                f"attention: mask must be boolean (..., {lq}, {lk}), got "
+                f"{mask.dtype} {tuple(mask.shape)}"
             )
         allowed = mask if allowed is None else allowed & mask
     if allowed is not None:

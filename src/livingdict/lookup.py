@@ -1,13 +1,14 @@
 """The one operation of the book: reading a dictionary with a key.
 
-A *key* is a vector of addressing weights ``w`` over ``n`` slots; the *values* are the
-``n`` rows of a matrix ``V``. Reading the dictionary is the weighted sum of the rows
+A *key* is a vector of addressing weights ``w`` over ``n`` slots; the *values*
+are the ``n`` rows of a matrix ``V``. Reading the dictionary is the weighted
+sum of the rows
 
     lookup(w, V) = w @ V = Σᵢ wᵢ · V[i, :]
 
-A one-hot ``w`` (a *hard* key) returns exactly one row; a spread-out ``w`` (a *soft*
-key) returns a mixture. ``soft_keys`` turns raw scores into a soft key with a softmax
-at inverse temperature β; ``β = ∞`` gives the hard, one-hot key.
+A one-hot ``w`` (a *hard* key) returns exactly one row; a spread-out ``w`` (a
+*soft* key) returns a mixture. ``soft_keys`` turns raw scores into a soft key
+with a softmax at inverse temperature β; ``β = ∞`` gives the hard, one-hot key.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import torch
 def lookup(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     """Read ``values`` with the key ``weights``: ``weights @ values``.
 
-    ``weights`` has shape ``(..., m, n)`` (or ``(n,)`` for one key), ``values`` has
-    shape ``(..., n, d)``; leading batch dimensions broadcast. Returns ``(..., m, d)``.
+    ``weights`` has shape ``(..., m, n)`` (or ``(n,)`` for one key), ``values``
+    has shape ``(..., n, d)``; leading batch dimensions broadcast. Returns
+    ``(..., m, d)``.
 
-    Raises ``ValueError`` naming both shapes when the number of slots ``n`` differs,
-    when ``values`` is not at least 2-D, or when the batch dimensions do not broadcast.
+    Raises ``ValueError`` naming both shapes when the number of slots ``n``
+    differs, when ``values`` is not at least 2-D, or when the batch dimensions
+    do not broadcast.
     """
     w, v = torch.as_tensor(weights), torch.as_tensor(values)
     if v.ndim < 2 or w.ndim < 1:
@@ -34,7 +37,8 @@ def lookup(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         )
     if w.shape[-1] != v.shape[-2]:
         raise ValueError(
-            f"lookup: weights {tuple(w.shape)} address {w.shape[-1]} slots but values "
+            f"lookup: weights {tuple(w.shape)} address {w.shape[-1]} slots "
+            f"but values "
             f"{tuple(v.shape)} hold {v.shape[-2]}"
         )
     if w.ndim >= 2:
@@ -42,7 +46,8 @@ def lookup(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
             torch.broadcast_shapes(w.shape[:-2], v.shape[:-2])
         except RuntimeError as err:
             raise ValueError(
-                f"lookup: batch dimensions of weights {tuple(w.shape)} and values "
+                f"lookup: batch dimensions of weights {tuple(w.shape)} and "
+                f"values "
                 f"{tuple(v.shape)} do not broadcast"
             ) from err
     if w.dtype != v.dtype:
@@ -75,10 +80,10 @@ def soft_keys(
 
         wᵢ = exp(β sᵢ) / Σⱼ exp(β sⱼ)
 
-    Every row is non-negative and sums to 1. ``β = math.inf`` gives the hard key:
-    the one-hot vector of the arg-max (the first one on ties). ``-inf`` scores are
-    masked slots and get weight 0. Raises ``ValueError`` for ``β <= 0``, NaN, or
-    an empty ``dim``.
+    Every row is non-negative and sums to 1. ``β = math.inf`` gives the hard
+    key: the one-hot vector of the arg-max (the first one on ties). ``-inf``
+    scores are masked slots and get weight 0. Raises ``ValueError`` for ``β <=
+    0``, NaN, or an empty ``dim``.
     """
     s = torch.as_tensor(scores)
     if not s.is_floating_point():

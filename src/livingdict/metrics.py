@@ -26,13 +26,14 @@ def cosine(a, b) -> np.ndarray:
     na, nb = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)
     if (na == 0).any() or (nb == 0).any():
         raise ValueError(
-            f"cosine: zero vector in a {a.shape} or b {b.shape}; cosine undefined"
+            f"cosine: zero vector in a {a.shape} or b {b.shape}; "
+            "cosine undefined"
         )
     return (a * b).sum(-1) / (na * nb)
 
 
 def pairwise_cosine(x) -> np.ndarray:
-    """The ``n × n`` matrix of cosines between the rows of ``x`` (``(n, d)``)."""
+    """The ``n × n`` cosines between the rows of ``x`` (``(n, d)``)."""
     x = _np(x)
     if x.ndim != 2:
         raise ValueError(
@@ -54,8 +55,9 @@ def correlation(a, b) -> np.ndarray:
 
 
 def effective_keys(weights, axis: int = -1) -> np.ndarray:
-    """Effective number of active slots of non-negative key rows: ``exp(H(p))``,
-    ``p = w / Σ w``, ``H(p) = -Σ pᵢ log pᵢ``. One-hot gives 1, uniform over n gives n.
+    """Effective number of active slots of non-negative key rows:
+    ``exp(H(p))``, ``p = w / Σ w``, ``H(p) = -Σ pᵢ log pᵢ``. One-hot gives 1,
+    uniform over n gives n.
 
     Raises ``ValueError`` for negative weights or an all-zero row.
     """
@@ -75,18 +77,20 @@ def effective_keys(weights, axis: int = -1) -> np.ndarray:
     return np.exp(h)
 
 
-def identity_distance(a) -> float:
-    """Distance of a square map from the identity: ``‖A − I‖_F / ‖I‖_F``."""
-    a = _np(a)
-    if a.ndim != 2 or a.shape[0] != a.shape[1]:
-        raise ValueError(
-            f"identity_distance needs a square matrix, got {a.shape}"
-        )
-    n = a.shape[0]
-    return float(np.linalg.norm(a - np.eye(n)) / np.sqrt(n))
+def drift(history) -> np.ndarray:
+    """How far a weight matrix has moved from where it started:
 
+        drift(t) = ‖W(t) − W(0)‖_F / ‖W(0)‖_F
 
-def numerical_rank(a, rtol: float = 1e-6) -> int:
-    """Number of singular values above ``rtol × σ_max``."""
-    s = np.linalg.svd(_np(a), compute_uv=False)
-    return int((s > rtol * s.max()).sum()) if s.size and s.max() > 0 else 0
+    for a sequence of snapshots ``W(0), W(1), …`` of one shape.
+    Raises ``ValueError`` for no snapshots, shapes that differ or a zero start.
+    """
+    ws = [_np(w) for w in history]
+    if not ws:
+        raise ValueError("drift needs at least one snapshot, got none")
+    if any(w.shape != ws[0].shape for w in ws):
+        raise ValueError(f"drift: shapes differ, {[w.shape for w in ws]}")
+    n0 = np.linalg.norm(ws[0])
+    if n0 == 0:
+        raise ValueError(f"drift: the first snapshot {ws[0].shape} is zero")
+    return np.array([np.linalg.norm(w - ws[0]) / n0 for w in ws])

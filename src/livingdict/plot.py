@@ -1,8 +1,9 @@
-"""The book's figure style: legible in light and dark themes, colour-blind safe.
+"""The book's figure style: legible in light and dark themes, colour-blind
+safe.
 
-Figures have an opaque white background (so dark page themes do not swallow black
-text), the Okabe–Ito palette for lines and points, ``viridis`` for magnitudes and
-``RdBu_r`` centred on zero for signed quantities.
+Figures have an opaque white background (so dark page themes do not swallow
+black text), the Okabe–Ito palette for lines and points, ``viridis`` for
+magnitudes and ``RdBu_r`` centred on zero for signed quantities.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from cycler import cycler
 
-#: Okabe & Ito (2008): eight colours distinguishable with every common colour-vision deficiency.
+#: Okabe & Ito (2008): eight colours distinguishable with every common
+# colour-vision deficiency.
 PALETTE = (
     "#0072B2",  # blue
     "#E69F00",  # orange
@@ -67,7 +69,8 @@ def heatmap(
     vmax: float | None = None,
     aspect: str = "auto",
 ) -> mpl.image.AxesImage:
-    """Draw ``matrix`` on ``ax``: diverging colours centred on 0 when ``signed``
+    """Draw ``matrix`` on ``ax``: diverging colours centred on 0 when
+    ``signed``
     (default: when it has negative entries), sequential otherwise."""
     m = np.asarray(matrix, dtype=float)
     if m.ndim != 2:
@@ -111,10 +114,12 @@ def filter_grid(
     suptitle: str = "",
     signed: bool = True,
 ) -> plt.Figure:
-    """Draw each filter (a row of ``filters``) as an image of ``shape`` in a grid.
+    """Draw each filter (a row of ``filters``) as an image of ``shape`` in a
+    grid.
 
-    ``filters`` is ``(n, prod(shape))``; signed filters share one symmetric colour
-    scale centred on zero. Raises ``ValueError`` when a row does not fit ``shape``.
+    ``filters`` is ``(n, prod(shape))``; signed filters share one symmetric
+    colour scale centred on zero. Raises ``ValueError`` when a row does not fit
+    ``shape``.
     """
     f = np.asarray(filters, dtype=float)
     if f.ndim != 2 or f.shape[1] != int(np.prod(shape)):

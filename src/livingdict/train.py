@@ -1,8 +1,9 @@
 """One small, deterministic training loop for every lesson.
 
 Full-batch by default (the book's data sets are small), Adam, CPU, seeded by
-``livingdict.setup()``. ``fit`` returns the loss after every epoch; ``callback``
-sees the model after every epoch (to record how keys and values move).
+``livingdict.setup()``. ``fit`` returns the loss after every epoch;
+``callback`` sees the model after every epoch (to record how the dictionary
+changes).
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ def fit(
 ) -> list[float]:
     """Minimise ``loss(model(x), y)``; return the mean loss of every epoch.
 
-    ``batch_size=None`` trains full-batch; otherwise mini-batches are drawn in an
-    order fixed by torch's seeded generator. ``params`` restricts training to a
-    subset (the rest stay frozen). ``optimizer`` is ``"adam"`` or ``"sgd"``.
-    ``progress=True`` prints four progress lines. Raises ``ValueError`` when ``x``
-    and ``y`` disagree in length or an option is unknown.
+    ``batch_size=None`` trains full-batch; otherwise mini-batches are drawn
+    in an order fixed by torch's seeded generator. ``params`` restricts
+    training to a subset (the rest stay frozen). ``optimizer`` is ``"adam"`` or
+    ``"sgd"``. ``progress=True`` prints four progress lines. Raises
+    ``ValueError`` when ``x`` and ``y`` disagree in length or an option is
+    unknown.
     """
     if x.shape[0] != y.shape[0]:
         raise ValueError(
@@ -75,15 +77,21 @@ def fit(
     start = time.perf_counter()
     model.train()
     for epoch in range(epochs):
-        order = torch.randperm(n) if bs < n else torch.arange(n)
+        if bs >= n:  # full batch: no shuffling, no copy of the data
+            batches = [(x, y)]
+        else:
+            order = torch.randperm(n)
+            batches = [
+                (x[idx], y[idx])
+                for idx in (order[i : i + bs] for i in range(0, n, bs))
+            ]
         total = 0.0
-        for i in range(0, n, bs):
-            idx = order[i : i + bs]
+        for xb, yb in batches:
             opt.zero_grad()
-            batch_loss = loss_fn(model(x[idx]), y[idx])
+            batch_loss = loss_fn(model(xb), yb)
             batch_loss.backward()
             opt.step()
-            total += batch_loss.item() * len(idx)
+            total += batch_loss.item() * len(xb)
         history.append(total / n)
         if callback is not None:
             callback(epoch, model)
@@ -98,6 +106,15 @@ def fit(
 
 @torch.no_grad()
 def accuracy(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
-    """Fraction of rows whose arg-max output equals the label."""
+    """Fraction of rows whose arg-max output equals the label.
+
+    Raises ``ValueError`` unless ``y`` holds one label per row of ``x``
+    (shape ``(n,)``: a ``(n, 1)`` column would broadcast to ``n × n``).
+    """
+    if y.ndim != 1 or y.shape[0] != x.shape[0]:
+        raise ValueError(
+            f"accuracy: y {tuple(y.shape)} must be ({x.shape[0]},), one "
+            f"label per row of x {tuple(x.shape)}"
+        )
     model.eval()
     return float((model(x).argmax(-1) == y).float().mean())

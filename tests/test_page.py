@@ -1,0 +1,27 @@
+"""page: the source a lesson shows, and glue outside the book build."""
+
+import pytest
+
+from livingdict import lookup, page
+
+
+def test_source_shows_the_code_and_where_it_lives():
+    text = page.source(lookup.lookup, lookup.soft_keys)
+    assert text.startswith("From `livingdict/lookup.py`:\n\n```python\n")
+    assert "def lookup(" in text and "def soft_keys(" in text
+    assert text.rstrip().endswith("```")
+    exec(text.split("```python\n")[1].split("```")[0], vars(lookup).copy())
+
+
+def test_source_rejects_what_has_no_source():
+    with pytest.raises(ValueError, match="no source"):
+        page.source(len)
+    with pytest.raises(ValueError, match="at least one"):
+        page.source()
+
+
+def test_glue_returns_plain_numbers():
+    import numpy as np
+
+    assert page.glue("t_x", np.float64(0.25)) == 0.25
+    assert isinstance(page.glue("t_y", np.float32(1.0)), float)

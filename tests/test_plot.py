@@ -1,0 +1,43 @@
+"""plot: the figure style and the helpers every lesson uses."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import livingdict
+from livingdict import plot
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    livingdict.setup(0)
+    yield
+    plt.close("all")
+
+
+def test_heatmap_centres_signed_data_on_zero():
+    _, ax = plt.subplots()
+    signed = plot.heatmap(ax, np.array([[-1.0, 2.0], [0.5, 0.0]]))
+    assert signed.get_clim() == (-2.0, 2.0)
+    assert signed.get_cmap().name == plot.DIVERGING
+    positive = plot.heatmap(ax, np.array([[1.0, 3.0]]), colorbar=False)
+    assert positive.get_clim() == (0.0, 3.0)
+    assert positive.get_cmap().name == plot.SEQUENTIAL
+    with pytest.raises(ValueError, match=r"\(3,\)"):
+        plot.heatmap(ax, np.zeros(3))
+
+
+def test_filter_grid_draws_each_filter_on_one_symmetric_scale():
+    f = np.zeros((3, 4))
+    f[0, 0], f[2, 3] = 2.0, -0.5
+    fig = plot.filter_grid(f, (2, 2), ncols=2)
+    images = [ax.images[0] for ax in fig.axes if ax.images]
+    assert len(images) == 3  # the fourth cell of the grid stays empty
+    np.testing.assert_array_equal(images[2].get_array(), f[2].reshape(2, 2))
+    assert all(im.get_clim() == (-2.0, 2.0) for im in images)
+    with pytest.raises(ValueError, match=r"\(3, 4\).*\(2, 3\)"):
+        plot.filter_grid(f, (2, 3))
