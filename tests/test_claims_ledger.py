@@ -45,12 +45,13 @@ REGISTRY = {
 }
 
 
-def rec(cid: str, passed: bool, measured=1.0) -> dict:
+def rec(cid: str, passed: bool, measured: float = 1.0) -> dict:
     return {
         "id": cid,
         "passed": passed,
-        "measured": measured,
-        "expected": 0,
+        "measured": {"largest error": measured, "runs": 3},
+        "expected": {"largest error": "< 2"},
+        "controls": {"shuffled values": False, "untrained network": False},
         "seed": 0,
     }
 
@@ -127,24 +128,25 @@ def test_summary_counts_verdicts_of_passed_checks_only():
     assert counts["holds with caveats"] == 0
 
 
-def test_short_renders_ledger_values_compactly():
-    assert ext.short(3.5762786865234375e-07) == "3.58e-07"
-    assert (
-        ext.short({"linear": 0.0, "control": 1.135})
-        == "linear = 0; control = 1.14"
-    )
-    assert (
-        ext.short({"n": {"a": 0.5, "b": [1, 2]}})
-        == "n = {a = 0.5, b = [1, 2]}"
-    )
-    assert ext.measured_lines({"a": 1.0, "b": {"c": 2}}) == [
-        "a = 1",
-        "b = {c = 2}",
+def test_quantities_read_as_measured_beside_needed():
+    r = rec("C0.1", True, measured=3.5762786865234375e-07)
+    r["expected"]["runs"] = "== 3"
+    assert ext.quantity_rows(r) == [
+        ("largest error", "3.58e-07", "< 2"),
+        ("runs", "3", "= 3"),
     ]
-    assert ext.measured_lines(0.25) == ["0.25"]
-    assert ext.short(list(range(10))) == "[0, 1, 2, 3, 4, 5, 6, 7, …]"
-    assert ext.short("x" * 500, limit=10) == "x" * 9 + "…"
-    assert ext.short(True) == "True"
+    del r["expected"]["runs"]
+    assert ext.quantity_rows(r)[1] == ("runs", "3", "—")
+    assert ext.shown_expected("true") == "yes"
+
+
+def test_controls_read_as_failed_or_not():
+    r = rec("C0.1", True)
+    r["controls"]["untrained network"] = True
+    assert ext.control_lines(r) == [
+        ("shuffled values", True),
+        ("untrained network", False),
+    ]
 
 
 # ------------------------------------------------------------- real builds under -W
@@ -190,19 +192,22 @@ def _build(
     )
 
 
+@pytest.mark.slow
 def test_build_passes_and_shows_the_numbers(tmp_path):
-    result = _build(tmp_path, [rec("C0.1", True, measured={"err": 1.5e-7})])
+    result = _build(tmp_path, [rec("C0.1", True, measured=1.5e-7)])
     assert result.returncode == 0, result.stderr
     html = (tmp_path / "html" / "index.html").read_text()
-    assert (
-        "✓ passed" in html
-        and "err = 1.5e-07" in html
-        and "claim-verdict-holds" in html
-    )
+    assert "✓ passed" in html and "claim-verdict-holds" in html
+    assert "largest error: 1.5e-07 (needed &lt; 2)" in html
+    assert "controls: 2 of 2 failed, as they must" in html
     lesson = (tmp_path / "html" / (LESSON + ".html")).read_text()
     assert 'class="verdict tip admonition"' in lesson and "seed 0" in lesson
+    assert "What would have failed" in lesson
+    assert "untrained network — <strong>failed the test ✓" in lesson
+    assert "<p>1.5e-07</p>" in lesson and "<p>&lt; 2</p>" in lesson
 
 
+@pytest.mark.slow
 def test_build_fails_without_a_ledger_line(tmp_path):
     result = _build(tmp_path, [])
     assert result.returncode != 0
@@ -212,6 +217,7 @@ def test_build_fails_without_a_ledger_line(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_build_fails_when_the_latest_line_failed(tmp_path):
     result = _build(
         tmp_path, [rec("C0.1", True), rec("C0.1", False, measured=0.42)]

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -150,33 +151,38 @@ def summary_counts(
     return counts
 
 
-def short(value: Any, limit: int = 160, nested: bool = False) -> str:
-    """A compact, readable rendering of a ledger value (numbers to 3 significant digits).
-
-    A dict reads ``a = 1; b = 2``; a dict inside it is braced: ``a = {x = 1, y = 2}``.
-    """
-    if isinstance(value, bool):
-        text = str(value)
-    elif isinstance(value, float):
-        text = f"{value:.3g}"
-    elif isinstance(value, dict):
-        items = [
-            f"{k} = {short(v, 60, nested=True)}" for k, v in value.items()
-        ]
-        text = "{" + ", ".join(items) + "}" if nested else "; ".join(items)
-    elif isinstance(value, list):
-        head = ", ".join(short(v, 20, nested=True) for v in value[:8])
-        text = "[" + head + (", …]" if len(value) > 8 else "]")
-    else:
-        text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def shown_expected(text: str) -> str:
+    """An ``expected`` condition as a reader reads it (``== 0`` → ``= 0``,
+    ``true`` → ``yes``)."""
+    return {"true": "yes", "false": "no"}.get(text, text.replace("==", "="))
 
 
-def measured_lines(value: Any) -> list[str]:
-    """The ledger's ``measured`` as table lines: one per top-level key of a dict."""
-    if isinstance(value, dict):
-        return [f"{k} = {short(v, 80, nested=True)}" for k, v in value.items()]
-    return [short(value)]
+def quantity_rows(rec: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """``(quantity, measured, expected)`` for every measured quantity of a
+    ledger record, tested ones first (expected ``—`` when only reported)."""
+    measured = rec.get("measured") or {}
+    expected = rec.get("expected") or {}
+    if not isinstance(measured, dict):  # a record from before named quantities
+        return [("measured", claims.fmt(measured), str(expected))]
+    rows = [
+        (k, claims.fmt(measured[k]), shown_expected(str(v)))
+        for k, v in expected.items()
+        if k in measured
+    ]
+    rows += [
+        (k, claims.fmt(v), "—")
+        for k, v in measured.items()
+        if k not in expected
+    ]
+    return rows
+
+
+def control_lines(rec: Mapping[str, Any]) -> list[tuple[str, bool]]:
+    """``(control, it failed the test as it must)`` for each control."""
+    return [
+        (name, not passed)
+        for name, passed in (rec.get("controls") or {}).items()
+    ]
 
 
 # ---------------------------------------------------------------------- directives
@@ -253,7 +259,7 @@ def _doc_link(
 
 def _badge(verdict: str | None) -> nodes.Node:
     text = verdict or "pending"
-    slug = text.replace(" ", "-")
+    slug = "-".join(re.findall(r"[a-z]+", text))
     return nodes.inline(
         text=text, classes=["claim-verdict", f"claim-verdict-{slug}"]
     )
@@ -286,6 +292,41 @@ def _summary(app: Sphinx, latest: dict) -> nodes.Node:
     return para
 
 
+def _quantities_table(rec: Mapping[str, Any]) -> nodes.Node:
+    """The measured quantities beside the conditions they had to meet."""
+    table = nodes.table(classes=["claim-quantities", "colwidths-given"])
+    group = nodes.tgroup(cols=3)
+    table += group
+    for width in (56, 22, 22):
+        group += nodes.colspec(colwidth=width)
+    thead, tbody = nodes.thead(), nodes.tbody()
+    hrow = nodes.row()
+    for h in ("quantity", "measured", "needed"):
+        hrow += nodes.entry("", nodes.paragraph(text=h))
+    thead += hrow
+    group += thead
+    group += tbody
+    for name, value, needed in quantity_rows(rec):
+        row = nodes.row()
+        for text in (name, value, needed):
+            row += nodes.entry("", nodes.paragraph(text=text))
+        tbody += row
+    return table
+
+
+def _controls_list(rec: Mapping[str, Any]) -> nodes.Node:
+    """What would have failed: each control and whether it failed."""
+    items = nodes.bullet_list(classes=["claim-controls"])
+    for name, failed in control_lines(rec):
+        para = nodes.paragraph()
+        para += nodes.Text(name + " — ")
+        para += nodes.strong(
+            text="failed the test ✓" if failed else "PASSED the test ✗"
+        )
+        items += nodes.list_item("", para)
+    return items
+
+
 def _table(
     app: Sphinx, fromdoc: str, chapter: str | None, latest: dict
 ) -> nodes.Node:
@@ -297,16 +338,11 @@ def _table(
         for e in reg.values()
         if chapter is None or str(e["chapter"]) == str(chapter)
     ]
-    header = [
-        "claim",
-        "statement and lesson",
-        "verdict and check",
-        "measured (latest build)",
-    ]
-    widths = [9, 43, 18, 30]
+    header = ["claim", "statement and lesson", "verdict", "what was measured"]
+    widths = [8, 40, 16, 36]
     if chapter is None:
         header.insert(2, "essay section")
-        widths = [8, 33, 14, 17, 28]
+        widths = [7, 32, 14, 15, 32]
     table = nodes.table(classes=["claims-ledger", "colwidths-given"])
     group = nodes.tgroup(cols=len(header))
     table += group
@@ -337,8 +373,18 @@ def _table(
             lesson += nodes.emphasis(text="Lesson not written yet.")
         shown = rec is not None and status in ("passed", "failed")
         measured = nodes.line_block()
-        for line in measured_lines(rec["measured"]) if shown else ["—"]:
-            measured += nodes.line(text=line)
+        if shown:
+            for name, value, needed in quantity_rows(rec):
+                need = "" if needed == "—" else f" (needed {needed})"
+                measured += nodes.line(text=f"{name}: {value}{need}")
+            controls = control_lines(rec)
+            failed = sum(ok for _, ok in controls)
+            measured += nodes.line(
+                text=f"controls: {failed} of {len(controls)} failed, as they must",
+                classes=["claim-controls-count"],
+            )
+        else:
+            measured += nodes.line(text="—")
         check = CHECK_TEXT[status] + (
             f", seed {rec.get('seed')}" if shown else ""
         )
@@ -375,31 +421,41 @@ def _verdict_box(
         else "warning"
     )
     box = nodes.admonition(classes=["verdict", cls])
-    box += nodes.title(
-        text="Verdict: "
-        + ", ".join(f"{c} {reg[c].get('verdict') or 'pending'}" for c in ids)
-    )
+    if len(verdicts) == 1:
+        box += nodes.title(text=f"Verdict: {next(iter(verdicts))}")
+    else:
+        box += nodes.title(text="Verdicts")
     for cid in ids:
         e = reg[cid]
         rec = latest.get(cid)
         status = claim_status(e, rec, built)
-        para = nodes.paragraph()
+        para = nodes.paragraph(classes=["verdict-claim"])
         para += nodes.strong(text=f"{cid} ")
         para += _badge(e.get("verdict"))
         para += nodes.Text(" " + e["claim"].strip())
         box += para
-        check = nodes.paragraph(classes=["verdict-check"])
         if rec is not None and status in ("passed", "failed"):
-            check += nodes.strong(
-                text=f"{CHECK_TEXT[status]} in this build (seed {rec.get('seed')}). "
+            box += _quantities_table(rec)
+            head = nodes.paragraph(classes=["verdict-controls-head"])
+            head += nodes.strong(text="What would have failed")
+            head += nodes.Text(
+                " (the same test applied to something that must fail it):"
             )
-            check += nodes.Text(f"Measured: {short(rec['measured'], 400)}. ")
-            check += nodes.Text(f"Expected: {short(rec['expected'], 400)}.")
+            box += head
+            box += _controls_list(rec)
+            foot = nodes.paragraph(classes=["verdict-check"])
+            foot += nodes.Text(
+                f"{CHECK_TEXT[status]} in this build (seed {rec.get('seed')})."
+            )
+            box += foot
         else:
-            check += nodes.emphasis(
-                text=f"Check: {CHECK_TEXT[status] or 'pending'}."
+            box += nodes.paragraph(
+                "",
+                "",
+                nodes.emphasis(
+                    text=f"Check: {CHECK_TEXT[status] or 'pending'}."
+                ),
             )
-        box += check
     index = next(
         (
             d
