@@ -41,3 +41,19 @@ def test_filter_grid_draws_each_filter_on_one_symmetric_scale():
     assert all(im.get_clim() == (-2.0, 2.0) for im in images)
     with pytest.raises(ValueError, match=r"\(3, 4\).*\(2, 3\)"):
         plot.filter_grid(f, (2, 3))
+
+
+def test_figures_fit_the_text_column():
+    fig, _ = plt.subplots()
+    assert fig.get_size_inches()[0] == plot.WIDTH
+    grid = plot.filter_grid(np.ones((16, 4)), (2, 2), ncols=8)
+    assert grid.get_size_inches()[0] == plot.WIDTH
+
+
+def test_grid_scores_evaluates_the_square():
+    xx, yy, z = plot.grid_scores(lambda p: p[:, 0] + p[:, 1], lim=1, steps=5)
+    assert xx.shape == yy.shape == z.shape == (5, 5)
+    np.testing.assert_allclose(z, xx + yy)
+    assert (xx[0, 0], xx[0, -1]) == (-1, 1)
+    with pytest.raises(ValueError, match=r"\(24,\)"):
+        plot.grid_scores(lambda p: p[1:, 0], lim=1, steps=5)

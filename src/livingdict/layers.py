@@ -107,6 +107,21 @@ def as_dictionary(mlp: nn.Sequential) -> MLPDictionary:
     return MLPDictionary(first, parts[1], second)
 
 
+def _allowed(
+    lq: int, lk: int, causal: bool, mask: torch.Tensor | None
+) -> torch.Tensor | None:
+    """Where query ``t`` may read position ``s`` (``None``: everywhere)."""
+    allowed = torch.ones(lq, lk, dtype=torch.bool).tril() if causal else None
+    if mask is None:
+        return allowed
+    if mask.dtype != torch.bool or mask.shape[-2:] != (lq, lk):
+        raise ValueError(
+            f"attention: mask must be boolean (..., {lq}, {lk}), got "
+            f"{mask.dtype} {tuple(mask.shape)}"
+        )
+    return mask if allowed is None else allowed & mask
+
+
 def attention(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -116,41 +131,30 @@ def attention(
     scale: float | None = None,
     mask: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Scaled dot-product attention as a lookup; returns ``(out, weights)``:
+    """Scaled dot-product attention as a lookup; returns ``(out, key)``:
 
-        weights = softmax(q kᵀ · scale),   out = lookup(weights, v)
+        key = softmax(q kᵀ · scale),   out = lookup(key, v)
 
-    Shapes ``q (..., L_q, d)``, ``k (..., L_k, d)``, ``v (..., L_k, d_v)``;
-    batch and head dims broadcast. ``scale`` defaults to ``1/√d``.
-    ``causal=True`` lets query ``t`` see keys ``s <= t`` (as torch's
-    ``is_causal``). ``mask`` is boolean, ``True`` where attending is allowed.
-    Raises ``ValueError`` naming the shapes when they do not fit.
+    ``q (..., L_q, d)``, ``k (..., L_k, d)``, ``v (..., L_k, d_v)``; batch and
+    head dims broadcast. ``scale`` defaults to ``1/√d``. ``causal=True`` lets
+    query ``t`` read positions ``s <= t``; ``mask`` (boolean) is ``True``
+    where reading is allowed. Raises ``ValueError`` naming shapes that do not
+    fit.
     """
-    if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
+    if min(q.ndim, k.ndim, v.ndim) < 2 or (
+        q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]
+    ):
         raise ValueError(
-            f"attention needs q, k, v of at least 2 dims, got q "
-            f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
+            f"attention needs q (..., L_q, d), k (..., L_k, d), "
+            f"v (..., L_k, d_v); got q {tuple(q.shape)}, k {tuple(k.shape)}, "
+            f"v {tuple(v.shape)}"
         )
-    if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"attention: q {tuple(q.shape)} and k {tuple(k.shape)} must "
-            f"share the last dim, k and v {tuple(v.shape)} the length"
-        )
-    if scale is None:
-        scale = 1.0 / math.sqrt(q.shape[-1])
-    scores = (q @ k.transpose(-2, -1)) * scale
-    lq, lk = q.shape[-2], k.shape[-2]
-    allowed = None
-    if causal:
-        allowed = torch.ones(lq, lk, dtype=torch.bool, device=q.device).tril()
-    if mask is not None:
-        if mask.dtype != torch.bool or mask.shape[-2:] != (lq, lk):
-            raise ValueError(
-                f"attention: mask must be boolean (..., {lq}, {lk}), got "
-                f"{mask.dtype} {tuple(mask.shape)}"
-            )
-        allowed = mask if allowed is None else allowed & mask
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = (
+        q @ k.transpose(-2, -1) * scale
+    )  # each query against each row of k
+    allowed = _allowed(q.shape[-2], k.shape[-2], causal, mask)
     if allowed is not None:
         scores = scores.masked_fill(~allowed, float("-inf"))
-    weights = soft_keys(scores)
-    return lookup(weights, v), weights
+    key = soft_keys(scores)  # weights over positions; each row sums to 1
+    return lookup(key, v), key

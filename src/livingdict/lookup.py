@@ -18,41 +18,36 @@ import math
 import torch
 
 
-def lookup(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-    """Read ``values`` with the key ``weights``: ``weights @ values``.
-
-    ``weights`` has shape ``(..., m, n)`` (or ``(n,)`` for one key), ``values``
-    has shape ``(..., n, d)``; leading batch dimensions broadcast. Returns
-    ``(..., m, d)``.
-
-    Raises ``ValueError`` naming both shapes when the number of slots ``n``
-    differs, when ``values`` is not at least 2-D, or when the batch dimensions
-    do not broadcast.
-    """
+def _pair(weights, values) -> tuple[torch.Tensor, torch.Tensor]:
+    """``weights`` and ``values`` as tensors of one dtype, or ``ValueError``
+    naming both shapes (slots that differ, values not 2-D, batch dimensions
+    that do not broadcast)."""
     w, v = torch.as_tensor(weights), torch.as_tensor(values)
+    shapes = f"weights {tuple(w.shape)} and values {tuple(v.shape)}"
     if v.ndim < 2 or w.ndim < 1:
-        raise ValueError(
-            f"lookup needs weights (..., m, n) and values (..., n, d); "
-            f"got weights {tuple(w.shape)} and values {tuple(v.shape)}"
-        )
+        raise ValueError(f"lookup needs (..., m, n) and (..., n, d); {shapes}")
     if w.shape[-1] != v.shape[-2]:
+        raise ValueError(f"lookup: the numbers of slots differ, {shapes}")
+    try:
+        torch.broadcast_shapes(w.shape[:-2], v.shape[:-2])
+    except RuntimeError as err:
         raise ValueError(
-            f"lookup: weights {tuple(w.shape)} address {w.shape[-1]} slots "
-            f"but values "
-            f"{tuple(v.shape)} hold {v.shape[-2]}"
-        )
-    if w.ndim >= 2:
-        try:
-            torch.broadcast_shapes(w.shape[:-2], v.shape[:-2])
-        except RuntimeError as err:
-            raise ValueError(
-                f"lookup: batch dimensions of weights {tuple(w.shape)} and "
-                f"values "
-                f"{tuple(v.shape)} do not broadcast"
-            ) from err
-    if w.dtype != v.dtype:
-        w = w.to(torch.promote_types(w.dtype, v.dtype))
-        v = v.to(w.dtype)
+            f"lookup: batch dims do not broadcast, {shapes}"
+        ) from err
+    dtype = torch.promote_types(w.dtype, v.dtype)
+    return w.to(dtype), v.to(dtype)
+
+
+def lookup(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """Read the values with a key: the weighted sum of the value rows,
+
+        lookup(w, V) = w @ V = Σᵢ wᵢ · V[i, :]
+
+    ``weights``: the key, ``(..., m, n)`` (or ``(n,)``): one weight per slot.
+    ``values``: ``(..., n, d)``, one row per slot. Returns ``(..., m, d)``;
+    batch dimensions broadcast.
+    """
+    w, v = _pair(weights, values)
     return w @ v
 
 

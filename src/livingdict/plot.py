@@ -1,9 +1,13 @@
-"""The book's figure style: legible in light and dark themes, colour-blind
-safe.
+"""The book's figure style: readable at the page's width, in light and dark
+themes, colour-blind safe.
 
-Figures have an opaque white background (so dark page themes do not swallow
-black text), the Okabe–Ito palette for lines and points, ``viridis`` for
-magnitudes and ``RdBu_r`` centred on zero for signed quantities.
+Figures are drawn ``WIDTH`` inches wide at 100 dpi, the width of the book's
+text column at a 1280-pixel window (672 px), so they are shown at their own
+size and an 11-point label is about 15 pixels high, like the body text; no
+text is smaller than 9 points. They have an opaque white background (so dark
+page themes do not swallow black text), the Okabe–Ito palette for lines and
+points, ``viridis`` for magnitudes and ``RdBu_r`` centred on zero for signed
+quantities.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from cycler import cycler
 
+#: The text column's width in inches at 100 dpi: every figure is this wide.
+WIDTH = 6.7
 #: Okabe & Ito (2008): eight colours distinguishable with every common
-# colour-vision deficiency.
+#: colour-vision deficiency.
 PALETTE = (
     "#0072B2",  # blue
     "#E69F00",  # orange
@@ -39,19 +45,22 @@ def use_style() -> None:
             "axes.facecolor": "white",
             "savefig.facecolor": "white",
             "figure.dpi": 100,
-            "figure.figsize": (6.4, 3.6),
+            "figure.figsize": (WIDTH, 3.4),
             "figure.constrained_layout.use": True,
             "axes.prop_cycle": cycler(color=PALETTE),
             "axes.grid": True,
             "grid.alpha": 0.3,
             "axes.spines.top": False,
             "axes.spines.right": False,
-            "axes.titlesize": 11,
-            "axes.labelsize": 10,
-            "legend.fontsize": 9,
+            "axes.titlesize": 12,
+            "axes.labelsize": 11,
+            "xtick.labelsize": 10,
+            "ytick.labelsize": 10,
+            "legend.fontsize": 10,
             "legend.frameon": False,
+            "figure.titlesize": 12,
             "image.cmap": SEQUENTIAL,
-            "font.size": 10,
+            "font.size": 11,
             "lines.linewidth": 1.8,
         }
     )
@@ -129,7 +138,10 @@ def filter_grid(
     n = f.shape[0]
     nrows = int(np.ceil(n / ncols))
     fig, axes = plt.subplots(
-        nrows, ncols, figsize=(1.1 * ncols, 1.15 * nrows + 0.4), squeeze=False
+        nrows,
+        ncols,
+        figsize=(WIDTH, WIDTH / ncols * 1.1 * nrows + 0.4),
+        squeeze=False,
     )
     lim = float(np.abs(f).max()) or 1.0
     for i, ax in enumerate(axes.flat):
@@ -143,7 +155,36 @@ def filter_grid(
         )
         ax.imshow(f[i].reshape(shape), interpolation="nearest", **kw)
         if titles is not None:
-            ax.set_title(titles[i], fontsize=8)
+            ax.set_title(titles[i], fontsize=10)
     if suptitle:
         fig.suptitle(suptitle)
     return fig
+
+
+def grid_scores(
+    predict, lim: float = 2.0, steps: int = 101
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A 2-D classifier's scores on the square ``[−lim, lim]²``, for maps of
+    its decision regions: ``(xx, yy, z)`` with ``xx, yy`` of shape
+    ``(steps, steps)`` and ``z = predict(points)`` reshaped to
+    ``(steps, steps, ...)``."""
+    import torch
+
+    if lim <= 0 or steps < 2:
+        raise ValueError(
+            f"grid_scores needs lim > 0 and steps >= 2, got {lim}, {steps}"
+        )
+    axis = torch.linspace(-lim, lim, steps)
+    xx, yy = torch.meshgrid(axis, axis, indexing="xy")
+    with torch.no_grad():
+        z = predict(torch.stack([xx.ravel(), yy.ravel()], 1))
+    if z.ndim < 1 or z.shape[0] != steps * steps:
+        raise ValueError(
+            f"grid_scores: predict returned {tuple(z.shape)}, "
+            f"want ({steps**2}, ...)"
+        )
+    return (
+        xx.numpy(),
+        yy.numpy(),
+        z.reshape(steps, steps, *z.shape[1:]).numpy(),
+    )
