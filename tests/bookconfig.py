@@ -17,12 +17,14 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The first code cell of every notebook, with the repository URL filled in.
+#: The first code cell of every notebook, with the repository URL filled in
+#: (IPython expands ``$REPO`` in the magic; every line fits 79 characters).
 COLAB_CELL = """# Colab only: install the book's helper package (does nothing elsewhere).
 import sys
 
+REPO = "{url}"
 if "google.colab" in sys.modules:
-    %pip install -q --no-deps "livingdict @ git+{url}" mnist1d"""
+    %pip install -q --no-deps "livingdict @ git+$REPO" mnist1d"""
 
 
 @lru_cache(maxsize=1)

@@ -44,10 +44,9 @@ def test_the_colab_cell_is_guarded_and_names_the_repository():
     cell = bookconfig.colab_cell()
     guard, install = cell.splitlines()[-2:]
     assert guard == 'if "google.colab" in sys.modules:'
-    assert (
-        install.startswith("    %pip install")
-        and f"git+{bookconfig.repo_url()}" in install
-    )
+    assert install.startswith("    %pip install") and "git+$REPO" in install
+    assert f'REPO = "{bookconfig.repo_url()}"' in cell
+    assert max(len(line) for line in cell.splitlines()) <= 79
 
 
 def test_launch_urls_come_from_the_repository_url():

@@ -29,6 +29,9 @@ def test_heatmap_centres_signed_data_on_zero():
     assert positive.get_cmap().name == plot.SEQUENTIAL
     with pytest.raises(ValueError, match=r"\(3,\)"):
         plot.heatmap(ax, np.zeros(3))
+    _, ax = plt.subplots()
+    plot.heatmap(ax, np.array([[0.25, 1.0]]), annotate=True)
+    assert [t.get_text() for t in ax.texts] == ["0.25", "1"]
 
 
 def test_filter_grid_draws_each_filter_on_one_symmetric_scale():

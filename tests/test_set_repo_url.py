@@ -31,10 +31,8 @@ def test_set_colab_cell_rewrites_the_install_url():
     new = set_colab_cell(
         old, bookconfig.repo_url(), "https://github.com/me/fork"
     )
-    assert (
-        "git+https://github.com/me/fork" in new
-        and bookconfig.repo_url() not in new
-    )
+    assert 'REPO = "https://github.com/me/fork"' in new
+    assert bookconfig.repo_url() not in new
     with pytest.raises(ValueError, match="does not name"):
         set_colab_cell(
             "print(1)", bookconfig.repo_url(), "https://github.com/me/fork"

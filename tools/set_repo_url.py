@@ -46,12 +46,12 @@ def set_config(text: str, url: str, branch: str | None = None) -> str:
 
 
 def set_colab_cell(source: str, old_url: str, new_url: str) -> str:
-    """The Colab cell with ``git+<old_url>`` replaced by ``git+<new_url>``."""
-    if f"git+{old_url}" not in source:
+    """The Colab cell with ``REPO = "<old_url>"`` pointing at ``new_url``."""
+    if f'REPO = "{old_url}"' not in source:
         raise ValueError(
-            f"the Colab cell does not name git+{old_url}:\n{source}"
+            f"the Colab cell does not name REPO = {old_url!r}:\n{source}"
         )
-    return source.replace(f"git+{old_url}", f"git+{new_url}")
+    return source.replace(f'REPO = "{old_url}"', f'REPO = "{new_url}"')
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -77,34 +77,31 @@ def heatmap(
     colorbar: bool = True,
     vmax: float | None = None,
     aspect: str = "auto",
+    annotate: bool = False,
 ) -> mpl.image.AxesImage:
     """Draw ``matrix`` on ``ax``: diverging colours centred on 0 when
-    ``signed``
-    (default: when it has negative entries), sequential otherwise."""
+    ``signed`` (default: when it has negative entries), sequential otherwise.
+    ``annotate`` writes each entry's value in its cell."""
     m = np.asarray(matrix, dtype=float)
     if m.ndim != 2:
         raise ValueError(f"heatmap needs a 2-D matrix, got shape {m.shape}")
     if signed is None:
         signed = bool((m < 0).any())
-    if signed:
-        lim = vmax if vmax is not None else float(np.abs(m).max()) or 1.0
-        im = ax.imshow(
-            m,
-            cmap=DIVERGING,
-            vmin=-lim,
-            vmax=lim,
-            interpolation="nearest",
-            aspect=aspect,
-        )
-    else:
-        im = ax.imshow(
-            m,
-            cmap=SEQUENTIAL,
-            vmin=0,
-            vmax=vmax,
-            interpolation="nearest",
-            aspect=aspect,
-        )
+    top = vmax if vmax is not None else float(np.abs(m).max()) or 1.0
+    cmap, low = (DIVERGING, -top) if signed else (SEQUENTIAL, 0.0)
+    im = ax.imshow(
+        m,
+        cmap=cmap,
+        vmin=low,
+        vmax=top,
+        interpolation="nearest",
+        aspect=aspect,
+    )
+    if annotate:
+        for (r, c), value in np.ndenumerate(m):
+            dark = im.cmap(im.norm(value))[:3]
+            ink = "black" if sum(dark) / 3 > 0.5 else "white"
+            ax.text(c, r, f"{value:.2g}", ha="center", va="center", color=ink)
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     ax.grid(False)
     ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
