@@ -1,6 +1,8 @@
 # The Living Dictionary — every entry point of the project.
 #   make book   build the HTML book (executes the notebooks through jupyter-cache)
-#   make test   unit tests, static checks, every notebook under nbval, the strict book build
+#   make test   static checks, unit tests, every notebook under nbval, the strict book
+#               build and the browser test
+#   make unit   the fast unit tests (under a minute), while writing
 # Both create .venv and install the pinned dependencies first (once per lock change).
 
 PYTHON ?= python3
@@ -15,14 +17,34 @@ unexport MPLBACKEND
 # one BLAS thread per process: tiny matrices gain nothing from more, and nbval runs two kernels
 export OMP_NUM_THREADS := 1
 
-.PHONY: install book test unit static notebooks build-strict browser lab bench sweep lock clean
+# PyTorch's CPU-only wheels (Linux, macOS and Windows). On Linux a plain
+# `pip install torch==2.13.0` takes the CUDA build from PyPI, several GB of
+# nvidia-* packages a laptop cannot use. Where this index cannot be reached
+# (a machine that serves its own CPU wheel), the plain pin is installed.
+# A GPU user opts in with `make install TORCH_INDEX=https://pypi.org/simple`
+# (or a CUDA index of download.pytorch.org).
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_PIN   := $(shell grep -m1 '^torch==' constraints.txt)
+PIP         := $(BIN)/python -m pip install --disable-pip-version-check
+REACHABLE    = $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=10)" 2>/dev/null
+
+.PHONY: install book test unit tests static notebooks build-strict browser lab bench sweep lock clean
 
 install: $(STAMP)
 
+# torch first, alone and without its dependencies, from the CPU index; then the
+# book and everything else (torch's dependencies too) from the default index,
+# pinned by the lock (2.13.0+cpu satisfies torch==2.13.0).
 $(STAMP): constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --disable-pip-version-check -c constraints.txt \
-	    -e ".[lab,book,test,dev]" > $(VENV)/pip.log 2>&1 || { tail -40 $(VENV)/pip.log; exit 1; }
+	if $(REACHABLE); then \
+	    $(PIP) --no-deps --index-url $(TORCH_INDEX) "$(TORCH_PIN)"; \
+	else \
+	    echo "$(TORCH_INDEX) cannot be reached: installing the plain pin $(TORCH_PIN)"; \
+	    $(PIP) -c constraints.txt "$(TORCH_PIN)"; \
+	fi > $(VENV)/pip.log 2>&1 || { tail -40 $(VENV)/pip.log; exit 1; }
+	$(PIP) -c constraints.txt -e ".[lab,book,test,dev]" \
+	    >> $(VENV)/pip.log 2>&1 || { tail -40 $(VENV)/pip.log; exit 1; }
 	$(BIN)/python -c "import livingdict, torch, jupyter_book, nbval"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
@@ -31,10 +53,15 @@ book: install
 	$(BIN)/jupyter-book build . -n -W --keep-going
 	@echo "Book: $(CURDIR)/_build/html/index.html"
 
-test: install unit static notebooks build-strict browser
+test: install static tests notebooks build-strict browser
 	@echo "make test: all passed"
 
+# the fast inner loop while writing: no kernels, Sphinx, repo2docker or browsers
 unit: install
+	$(BIN)/python -m pytest -q -m "not slow" tests
+
+# every unit test, the slow ones too (make test)
+tests: install
 	$(BIN)/python -m pytest -q tests
 
 static: install
@@ -64,10 +91,14 @@ bench: install
 sweep: install
 	$(BIN)/python -m tools.sweep $(SEEDS) $(NB)
 
+lock: LOCK := /tmp/livingdict-lock/bin
 lock:
 	rm -rf /tmp/livingdict-lock && $(PYTHON) -m venv /tmp/livingdict-lock
-	/tmp/livingdict-lock/bin/pip install --quiet -e ".[lab,book,test,dev]"
-	/tmp/livingdict-lock/bin/pip freeze --all --exclude-editable | grep -v "^pip==" | sed 's/+cpu$$//' > constraints.new
+	if $(LOCK)/python -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=10)" 2>/dev/null; then \
+	    $(LOCK)/pip install --quiet --no-deps --index-url $(TORCH_INDEX) "$(TORCH_PIN)"; \
+	else $(LOCK)/pip install --quiet "$(TORCH_PIN)"; fi
+	$(LOCK)/pip install --quiet -e ".[lab,book,test,dev]"
+	$(LOCK)/pip freeze --all --exclude-editable | grep -v "^pip==" | sed 's/+cpu$$//' > constraints.new
 	@echo "wrote constraints.new: review, then move over constraints.txt"
 
 clean:

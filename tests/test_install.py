@@ -1,0 +1,86 @@
+"""The install a reader runs: torch from PyTorch's CPU index, never CUDA.
+
+These tests need no network: they read the exact commands `make install` would
+run (`make -n -B install`), the lock, and the environment the install built.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def make_n(*args: str) -> list[str]:
+    if shutil.which("make") is None:  # pragma: no cover - make is required
+        pytest.skip("make is not installed")
+    out = subprocess.run(
+        ["make", "-n", "-B", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return out.replace("\\\n", " ").splitlines()
+
+
+def torch_pin() -> str:
+    lock = (ROOT / "constraints.txt").read_text().splitlines()
+    (pin,) = [line for line in lock if line.startswith("torch==")]
+    return pin
+
+
+def test_install_takes_torch_from_the_cpu_index_first():
+    lines = make_n("install")
+    reach = [ln for ln in lines if "urlopen" in ln]
+    assert reach and f"{CPU_INDEX}/torch/" in reach[0]
+    cpu = re.search(
+        rf"--no-deps --index-url {re.escape(CPU_INDEX)} \"{torch_pin()}\"",
+        reach[0],
+    )
+    assert cpu, reach[0]
+    # the fallback, where the index cannot be reached, is the plain pin
+    assert f'-c constraints.txt "{torch_pin()}"' in reach[0]
+    rest = [ln for ln in lines if '-e ".[lab,book,test,dev]"' in ln]
+    assert rest and "-c constraints.txt" in rest[0]
+    assert lines.index(reach[0]) < lines.index(rest[0])
+
+
+def test_a_gpu_user_can_name_another_index():
+    lines = make_n("install", "TORCH_INDEX=https://pypi.org/simple")
+    assert any("--index-url https://pypi.org/simple" in ln for ln in lines)
+    assert not any(CPU_INDEX in ln for ln in lines)
+
+
+def test_lock_also_takes_torch_from_the_cpu_index():
+    lines = make_n("lock")
+    assert any(
+        f"--no-deps --index-url {CPU_INDEX}" in ln and torch_pin() in ln
+        for ln in lines
+    )
+
+
+def test_the_lock_and_the_project_pin_one_torch():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    deps = project["project"]["dependencies"]
+    assert torch_pin() in deps
+
+
+def test_the_lock_resolves_no_cuda_package():
+    lock = (ROOT / "constraints.txt").read_text().lower()
+    assert not re.search(r"^(nvidia-|triton==|cuda-)", lock, re.M)
+
+
+def test_the_installed_environment_has_no_cuda_package():
+    names = {d.metadata["Name"].lower() for d in metadata.distributions()}
+    assert "torch" in names
+    assert not {n for n in names if n.startswith(("nvidia-", "cuda-"))}
+    assert "triton" not in names
