@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-SEEDS  ?= 0 1 2 3 4
+SEEDS  ?= 0 1 2 3 4 5 6 7 8 9
 export PYTHONHASHSEED := 0
 # No MPLBACKEND here: a kernel started with MPLBACKEND=Agg draws nothing on the page
 # (ipykernel only selects the inline backend when it is unset); headless runs pick Agg anyway.
