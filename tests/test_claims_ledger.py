@@ -166,6 +166,7 @@ def _build(
     (src / "conf.py").write_text(CONF)
     (src / "index.rst").write_text(
         "Ledger\n======\n\n.. claims-summary::\n\n.. claims-table::\n   :chapter: 0\n\n"
+        ".. essay-checked::\n\n"
         ".. toctree::\n\n   " + LESSON + "\n"
     )
     (src / (LESSON + ".rst")).write_text(
@@ -200,6 +201,9 @@ def test_build_passes_and_shows_the_numbers(tmp_path):
     assert "✓ passed" in html and "claim-verdict-holds" in html
     assert "largest error: 1.5e-07 (needed &lt; 2)" in html
     assert "controls: 2 of 2 failed, as they must" in html
+    # the answer page: the essay's phrase, the verdict, why, the lesson
+    assert "「同一のモノである」" in html and "identity of linear algebra" in html
+    assert f'href="{LESSON}.html"' in html
     lesson = (tmp_path / "html" / (LESSON + ".html")).read_text()
     assert 'class="verdict tip admonition"' in lesson and "seed 0" in lesson
     assert "What would have failed" in lesson

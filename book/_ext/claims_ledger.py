@@ -10,6 +10,10 @@ Directives
     and its lesson, the verdict, the numbers the latest check measured, and the check.
 ``{verdict} <id> [<id> ...]``
     A lesson's verdict box, from the same sources.
+``{essay-checked}``
+    The answer page: every claim in the essay's order, with the essay's key
+    phrase, the claim in our words, the verdict, why (the registry's ``why``)
+    and a link to its lesson.
 
 Sources: the registry ``livingdict/claims.yml`` and the ledger that executing the
 notebooks wrote (``livingdict.claims.ledger_path()``: ``$LIVINGDICT_LEDGER`` or
@@ -216,6 +220,14 @@ class ClaimsTable(SphinxDirective):
         if chapter is not None and str(chapter) not in claims.chapters():
             raise self.error(f"claims-table: unknown chapter {chapter!r}")
         return _placeholder(self, "table", chapter=chapter)
+
+
+class EssayChecked(SphinxDirective):
+    """Every claim in the essay's order: its key phrase, our paraphrase, the
+    verdict, why, and the lesson."""
+
+    def run(self) -> list[nodes.Node]:
+        return _placeholder(self, "essay")
 
 
 class Verdict(SphinxDirective):
@@ -473,6 +485,54 @@ def _verdict_box(
     return box
 
 
+def _essay_checked(app: Sphinx, fromdoc: str, latest: dict) -> nodes.Node:
+    reg = claims.registry()
+    built = _built(app)
+    out = nodes.container(classes=["essay-checked"])
+    for chapter, meta in claims.chapters().items():
+        entries = [e for e in reg.values() if str(e["chapter"]) == chapter]
+        if not entries:
+            continue
+        section = nodes.container(classes=["essay-chapter"])
+        head = nodes.paragraph(classes=["essay-chapter-title"])
+        head += nodes.strong(text=meta["title"])
+        if chapter != "B":
+            head += nodes.Text(f" — {meta['section']}")
+        section += head
+        items = nodes.bullet_list(classes=["essay-claims"])
+        for e in entries:
+            status = claim_status(e, latest.get(e["id"]), built)
+            item = nodes.list_item(classes=[f"claim-{status}"])
+            said = nodes.paragraph(classes=["essay-said"])
+            if e.get("essay"):
+                said += nodes.inline(
+                    text=f"「{e['essay']}」", classes=["essay-phrase"]
+                )
+                said += nodes.Text(" ")
+            said += nodes.Text(e["claim"].strip())
+            item += said
+            answer = nodes.paragraph(classes=["essay-answer"])
+            answer += _badge(e.get("verdict"))
+            if e.get("why"):
+                answer += nodes.Text(" " + e["why"].strip())
+            if e.get("notebook"):
+                nb = e["notebook"]
+                title = (
+                    app.env.titles[nb].astext() if nb in app.env.titles else nb
+                )
+                answer += nodes.Text(" ")
+                answer += _doc_link(app, fromdoc, nb, f"Lesson: {title} →")
+            if status != "passed":
+                answer += nodes.emphasis(
+                    text=f" ({CHECK_TEXT[status] or 'pending'})"
+                )
+            item += answer
+            items += item
+        section += items
+        out += section
+    return out
+
+
 def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(claims_placeholder))
     if not placeholders:
@@ -483,6 +543,8 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             node.replace_self(_summary(app, latest))
         elif node["kind"] == "table":
             node.replace_self(_table(app, docname, node["chapter"], latest))
+        elif node["kind"] == "essay":
+            node.replace_self(_essay_checked(app, docname, latest))
         else:
             node.replace_self(_verdict_box(app, docname, node["ids"], latest))
 
@@ -544,6 +606,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("claims-summary", ClaimsSummary)
     app.add_directive("claims-table", ClaimsTable)
     app.add_directive("verdict", Verdict)
+    app.add_directive("essay-checked", EssayChecked)
     app.add_role("verdict-badge", verdict_badge_role)
     app.connect("builder-inited", _add_static)
     app.add_css_file("book.css")
