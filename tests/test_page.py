@@ -20,8 +20,21 @@ def test_source_rejects_what_has_no_source():
         page.source()
 
 
-def test_glue_returns_plain_numbers():
+def test_glue_writes_what_myst_nb_writes(monkeypatch):
+    """The bundle and metadata equal those of the pinned myst-nb's glue."""
+    import IPython.display
     import numpy as np
+    from myst_nb.ext import glue as myst_glue
 
+    shown = []
+
+    def capture(*objs, **kwargs):
+        shown.append((objs, kwargs))
+
+    monkeypatch.setattr(IPython.display, "display", capture)
+    monkeypatch.setattr(myst_glue, "ipy_display", capture)
     assert page.glue("t_x", np.float64(0.25)) == 0.25
+    myst_glue.glue("t_x", 0.25, display=False)
+    assert shown[0] == shown[1]
+    assert page.GLUE_PREFIX == myst_glue.GLUE_PREFIX
     assert isinstance(page.glue("t_y", np.float32(1.0)), float)

@@ -1,8 +1,7 @@
 """What a lesson puts on its page besides figures: glued numbers and code.
 
-* ``glue(name, value)`` — a number the prose quotes, taken from the run. In the
-  book build it is myst-nb's ``glue`` (the page writes
-  ``{glue:text}`name:.3f```); elsewhere (Colab) the value is only returned.
+* ``glue(name, value)`` — a number the prose quotes, taken from the run: the
+  page writes ``{glue:text}`name:.3f``` and the book shows the value.
 * ``show(func, ...)`` — the source of package code, shown on the page as a
   code block, so that the mechanism a lesson teaches is read where it is used
   while the code keeps one home (and its unit tests) in ``livingdict``.
@@ -14,16 +13,29 @@ import inspect
 from pathlib import Path
 from typing import Any
 
+#: Where myst-nb looks for glued values (``myst_nb.ext.glue.GLUE_PREFIX``).
+GLUE_PREFIX = "application/papermill.record/"
 
-def glue(name: str, value: Any, display: bool = False) -> Any:
-    """Register ``value`` under ``name`` for the page's prose; return it."""
+
+def glue(name: str, value: Any) -> Any:
+    """Register ``value`` under ``name`` for the page's prose; return it.
+
+    It writes the display bundle that myst-nb's ``glue(name, value,
+    display=False)`` writes, without importing myst-nb (whose import chain
+    costs about two seconds per lesson).
+    """
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display
+
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         value = value.item()
-    try:
-        from myst_nb import glue as _glue
-    except ImportError:  # pragma: no cover - Colab without myst-nb
-        return value
-    _glue(name, value, display=display)
+    bundle, metadata = format_display_data(value)
+    metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
+    display(
+        {GLUE_PREFIX + k: v for k, v in bundle.items()},
+        raw=True,
+        metadata=metadata,
+    )
     return value
 
 
