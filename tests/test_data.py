@@ -145,3 +145,21 @@ def test_copy_answer_sits_at_a_fixed_position(offset):
 def test_sequence_tasks_reject_bad_input(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+def test_mnist1d_is_cached_and_the_cache_gives_the_same_numbers(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("LIVINGDICT_CACHE", str(tmp_path))
+    first = data.mnist1d(num_samples=100, seed=5)
+    (cached,) = tmp_path.glob("mnist1d-*-seed5-n100.npz")
+    again = data.mnist1d(num_samples=100, seed=5)
+    assert torch.equal(first.x_train, again.x_train)
+    assert torch.equal(first.y_test, again.y_test)
+    fresh = data._make_mnist1d(100, 5)
+    np.testing.assert_array_equal(
+        first.x_test.numpy(), fresh["x_test"].astype(np.float32)
+    )
+    cached.write_bytes(b"")  # the second call read the file
+    with pytest.raises((ValueError, EOFError, OSError)):
+        data.mnist1d(num_samples=100, seed=5)

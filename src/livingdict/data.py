@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,30 +88,63 @@ def digits(test_fraction: float = 0.25, seed: int | None = None) -> Split:
     return _split(x, y, test_fraction, _seed(seed))
 
 
-def mnist1d(num_samples: int = 5000, seed: int | None = None) -> Split:
-    """MNIST-1D generated locally (``make_dataset``, no download), 80/20 split.
+def cache_dir() -> Path | None:
+    """Where generated data sets are kept between runs: ``$LIVINGDICT_CACHE``,
+    else ``<repo>/_build/cache`` in a checkout of the book, else nowhere."""
+    env = os.environ.get("LIVINGDICT_CACHE")
+    if env:
+        return Path(env)
+    from .claims import repo_root
 
-    With ``seed=42`` (the package default) and 5,000 samples this is the
-    published data set; other seeds draw fresh signals from the same generator.
+    root = repo_root()
+    return None if root is None else root / "_build" / "cache"
+
+
+def mnist1d(num_samples: int = 5000, seed: int | None = None) -> Split:
+    """MNIST-1D generated locally by ``mnist1d.data.make_dataset`` (never its
+    download), 80/20 split. With ``seed=42`` (the package default) and 5,000
+    samples this is the published data set; other seeds draw fresh signals.
+
+    Generating 5,000 signals takes seconds, so the arrays are kept in
+    ``cache_dir()`` (keyed by the mnist1d version, the seed and the size)
+    and read back on later runs: the same numbers, computed once.
     """
-    from mnist1d.data import get_dataset_args, make_dataset
+    from importlib.metadata import version
 
     if num_samples < 10:
         raise ValueError(
             f"mnist1d needs at least 10 samples (one per class), "
             f"got {num_samples}"
         )
+    seed = _seed(seed)
+    folder = cache_dir()
+    name = f"mnist1d-{version('mnist1d')}-seed{seed}-n{num_samples}.npz"
+    path = None if folder is None else folder / name
+    if path is not None and path.is_file():
+        d = dict(np.load(path))
+    else:
+        d = _make_mnist1d(num_samples, seed)
+        if path is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+            np.savez(tmp, **d)
+            os.replace(tmp, path)  # atomic: a parallel run never reads half
+    return Split(
+        *_tensors(d["x"], d["y"]), *_tensors(d["x_test"], d["y_test"])
+    )
+
+
+def _make_mnist1d(num_samples: int, seed: int) -> dict[str, np.ndarray]:
+    from mnist1d.data import get_dataset_args, make_dataset
+
     args = get_dataset_args()
-    args.num_samples = num_samples
-    args.seed = _seed(seed)
+    args.num_samples, args.seed = num_samples, seed
     state = np.random.get_state()  # make_dataset reseeds the global generator
     try:
         d = make_dataset(args)
     finally:
         np.random.set_state(state)
-    return Split(
-        *_tensors(d["x"], d["y"]), *_tensors(d["x_test"], d["y_test"])
-    )
+    return {k: d[k] for k in ("x", "y", "x_test", "y_test")}
 
 
 def xor(
