@@ -2,8 +2,8 @@
 
 The repository URL and branch are set once, in ``_config.yml`` (``repository:``); the
 launch buttons are derived from them by the theme, and every notebook's Colab cell must
-name the same URL (``tests/test_colab.py``; ``python -m tools.set_repo_url`` rewrites
-the cells after a fork changes the URL).
+name the same URL (``tools.static_checks``; ``python -m tools.set_repo_url`` rewrites
+the cells after a fork changes the URL). The lessons are ``livingdict.claims.notebooks``.
 """
 
 from __future__ import annotations
@@ -15,16 +15,10 @@ from urllib.parse import urlparse
 
 import yaml
 
+from livingdict import claims
+from tools import set_repo_url
+
 ROOT = Path(__file__).resolve().parents[1]
-
-#: The first code cell of every notebook, with the repository URL filled in
-#: (IPython expands ``$REPO`` in the magic; every line fits 79 characters).
-COLAB_CELL = """# Colab only: install the book's helper package (does nothing elsewhere).
-import sys
-
-REPO = "{url}"
-if "google.colab" in sys.modules:
-    %pip install -q --no-deps "livingdict @ git+$REPO" mnist1d"""
 
 
 @lru_cache(maxsize=1)
@@ -72,7 +66,8 @@ def colab_url(docname: str) -> str:
 
 
 def colab_cell() -> str:
-    return COLAB_CELL.format(url=repo_url())
+    """The first code cell of every lesson, for this book's repository URL."""
+    return set_repo_url.colab_cell(repo_url())
 
 
 def built_html() -> Path:
@@ -83,8 +78,4 @@ def built_html() -> Path:
 
 
 def notebooks() -> list[Path]:
-    return sorted(
-        p
-        for p in (ROOT / "notebooks").rglob("*.ipynb")
-        if ".ipynb_checkpoints" not in p.parts
-    )
+    return claims.notebooks(ROOT)

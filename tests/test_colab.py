@@ -1,43 +1,15 @@
 """Colab: every notebook installs the book's package first, from the URL in _config.yml.
 
-The repository URL is set once, in ``_config.yml``; the launch buttons derive from it,
-and each notebook's first code cell must name the same URL
-(``python -m tools.set_repo_url URL`` rewrites both after a fork).
+The repository URL is set once, in ``_config.yml``; the launch buttons derive from it.
+That each lesson's first code cell is ``bookconfig.colab_cell()`` and tagged
+``remove-cell`` is a static check (``tools.static_checks.check_colab``, tested in
+``tests/test_tools_static.py``); ``python -m tools.set_repo_url URL`` rewrites both
+after a fork.
 """
 
 from __future__ import annotations
 
-import difflib
-
 import bookconfig
-import nbformat
-import pytest
-
-NOTEBOOKS = bookconfig.notebooks()
-
-
-def test_there_are_notebooks():
-    assert NOTEBOOKS
-
-
-@pytest.mark.parametrize(
-    "path", NOTEBOOKS, ids=lambda p: p.relative_to(bookconfig.ROOT).as_posix()
-)
-def test_first_code_cell_is_the_guarded_colab_install(path):
-    nb = nbformat.read(path, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code, "a lesson has code"
-    first = code[0]
-    expected = bookconfig.colab_cell()
-    diff = "\n".join(
-        difflib.unified_diff(expected.splitlines(), first.source.splitlines())
-    )
-    assert first.source == expected, (
-        "first code cell is not the Colab cell:\n" + diff
-    )
-    assert "remove-cell" in first.metadata.get("tags", []), (
-        "tag the Colab cell remove-cell"
-    )
 
 
 def test_the_colab_cell_is_guarded_and_names_the_repository():

@@ -6,7 +6,7 @@ import bookconfig
 import pytest
 import yaml
 
-from tools.set_repo_url import set_colab_cell, set_config
+from tools.set_repo_url import colab_cell, set_colab_cell, set_config
 
 
 def test_set_config_changes_only_the_repository_block():
@@ -27,13 +27,18 @@ def test_set_config_rejects_a_non_github_url():
 
 
 def test_set_colab_cell_rewrites_the_install_url():
-    old = bookconfig.colab_cell()
-    new = set_colab_cell(
-        old, bookconfig.repo_url(), "https://github.com/me/fork"
-    )
-    assert 'REPO = "https://github.com/me/fork"' in new
+    new = set_colab_cell(bookconfig.colab_cell(), "https://github.com/me/fork")
+    assert new == colab_cell("https://github.com/me/fork")
     assert bookconfig.repo_url() not in new
-    with pytest.raises(ValueError, match="does not name"):
-        set_colab_cell(
-            "print(1)", bookconfig.repo_url(), "https://github.com/me/fork"
-        )
+
+
+def test_set_colab_cell_replaces_an_older_layout():
+    old = colab_cell("https://github.com/a/b").replace("$REPO", "x")
+    assert set_colab_cell(old, "https://github.com/a/b") == colab_cell(
+        "https://github.com/a/b"
+    )
+
+
+def test_set_colab_cell_never_overwrites_lesson_code():
+    with pytest.raises(ValueError, match="not a Colab cell"):
+        set_colab_cell("import torch", "https://github.com/me/fork")

@@ -1,82 +1,18 @@
-"""tools.static_checks on fixture trees: a clean tree passes, every violation fails."""
+"""tools.static_checks on fixture trees (``lesson_tree`` in conftest): a clean
+tree passes, every violation fails, each with its own message.
+
+The fixture lesson's cells: 0 title, 1 Colab (remove-cell), 2 imports,
+3 mechanism, 4 figure (hide-input), 5 check of C0.1 (hide-cell).
+"""
 
 import json
 
-import nbformat
 import pytest
-import yaml
 
 from tools import static_checks
 
 NB = "notebooks/00_intro/01_lesson"
-CHECK_SRC = (
-    'claims.check(\n    "C0.1",\n    err < 1e-5,\n    measured={"error": err},\n'
-    '    expected={"error": "< 1e-5"},\n    controls={"shuffled": False},\n)'
-)
-
-
-def write_nb(root, name, sources, *, markdown=("# A lesson",)):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_markdown_cell(m) for m in markdown]
-    nb.cells += [nbformat.v4.new_code_cell(s) for s in sources]
-    path = root / f"{name}.ipynb"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, path)
-    return path
-
-
-def write_registry(root, claims):
-    path = root / "src" / "livingdict" / "claims.yml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        yaml.safe_dump(
-            {"chapters": {0: {"title": "t", "section": "s"}}, "claims": claims}
-        )
-    )
-
-
-def write_toc(root, files):
-    toc = {
-        "format": "jb-book",
-        "root": "book/intro",
-        "parts": [{"caption": "c", "chapters": [{"file": f} for f in files]}],
-    }
-    (root / "_toc.yml").write_text(yaml.safe_dump(toc))
-
-
-@pytest.fixture
-def tree(tmp_path):
-    """A tree that passes every check: one lesson checking C0.1, C1.1 pending."""
-    (tmp_path / "book").mkdir()
-    (tmp_path / "book" / "intro.md").write_text("# Intro\n")
-    (tmp_path / "book" / "claims_ledger.md").write_text("# Ledger\n")
-    write_nb(tmp_path, NB, ["import livingdict\nerr = 0.0", CHECK_SRC])
-    write_toc(tmp_path, [NB, "book/claims_ledger"])
-    write_registry(
-        tmp_path,
-        [
-            {
-                "id": "C0.1",
-                "chapter": 0,
-                "claim": "x",
-                "verdict": "holds",
-                "notebook": NB,
-            },
-            {
-                "id": "C1.1",
-                "chapter": 1,
-                "claim": "y",
-                "verdict": None,
-                "notebook": None,
-            },
-        ],
-    )
-    return tmp_path
+OTHER = "notebooks/00_intro/02_other"
 
 
 def errors(root):
@@ -85,191 +21,182 @@ def errors(root):
     return report.errors
 
 
-def edit_nb(path, fn):
-    nb = nbformat.read(path, as_version=4)
-    fn(nb)
-    nbformat.write(nb, path)
-
-
-def test_clean_tree_passes(tree, capsys):
-    report = static_checks.run_all(tree)
+def test_clean_tree_passes(lesson_tree, capsys):
+    report = static_checks.run_all(lesson_tree)
     assert report.errors == [] and report.ok
     assert report.pending == ["C1.1"]
-    assert static_checks.main(["--root", str(tree)]) == 0
+    assert static_checks.main(["--root", str(lesson_tree)]) == 0
     assert "passed" in capsys.readouterr().out
 
 
-def test_notebook_saved_with_outputs_fails(tree, capsys):
+# ------------------------------------------------------------ clean, toc
+def test_notebook_saved_with_outputs_fails(lesson_tree, edit_nb, capsys):
     def run_it(nb):
-        nb.cells[1].outputs = [
-            nbformat.v4.new_output("stream", name="stdout", text="hi\n")
+        nb["cells"][3]["outputs"] = [
+            {"output_type": "stream", "name": "stdout", "text": "hi\n"}
         ]
 
-    edit_nb(tree / f"{NB}.ipynb", run_it)
-    assert errors(tree) == [f"{NB}.ipynb: cell 1 is stored with outputs"]
-    assert static_checks.main(["--root", str(tree)]) == 1
+    edit_nb(lesson_tree / f"{NB}.ipynb", run_it)
+    assert errors(lesson_tree) == [
+        f"{NB}.ipynb: cell 3 is stored with outputs"
+    ]
+    assert static_checks.main(["--root", str(lesson_tree)]) == 1
     assert "FAILED" in capsys.readouterr().out
 
 
-def test_execution_count_and_widget_state_fail(tree):
+def test_execution_count_and_widget_state_fail(lesson_tree, edit_nb):
     def run_it(nb):
-        nb.cells[2].execution_count = 3
-        nb.metadata["widgets"] = {
+        nb["cells"][2]["execution_count"] = 3
+        nb["metadata"]["widgets"] = {
             "application/vnd.jupyter.widget-state+json": {}
         }
 
-    edit_nb(tree / f"{NB}.ipynb", run_it)
-    assert errors(tree) == [
+    edit_nb(lesson_tree / f"{NB}.ipynb", run_it)
+    assert errors(lesson_tree) == [
         f"{NB}.ipynb: cell 2 is stored with an execution count",
         f"{NB}.ipynb: stored with widget state (metadata.widgets)",
     ]
 
 
-def test_a_really_executed_notebook_fails(tree):
+def test_a_really_executed_notebook_fails(lesson_tree):
     """The shape nbclient writes: outputs and counts on every code cell."""
-    path = tree / f"{NB}.ipynb"
+    path = lesson_tree / f"{NB}.ipynb"
     nb = json.loads(path.read_text())
-    for i, cell in enumerate(
-        c for c in nb["cells"] if c["cell_type"] == "code"
-    ):
-        cell["execution_count"] = i + 1
-        cell["outputs"] = [{"output_type": "execute_result", "data": {"text/plain": "1"},
-                            "metadata": {}, "execution_count": i + 1}]  # fmt: skip
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    for i, cell in enumerate(code, 1):
+        cell["execution_count"] = i
+        cell["outputs"] = [
+            {
+                "output_type": "execute_result",
+                "data": {"text/plain": "1"},
+                "metadata": {},
+                "execution_count": i,
+            }
+        ]
     path.write_text(json.dumps(nb))
-    assert len(errors(tree)) == 4
+    assert len(errors(lesson_tree)) == 2 * len(code)
 
 
-def test_unreadable_notebook_fails(tree):
-    (tree / "notebooks" / "00_intro" / "02_broken.ipynb").write_text(
+def test_unreadable_notebook_fails(lesson_tree):
+    (lesson_tree / "notebooks" / "00_intro" / "02_broken.ipynb").write_text(
         "{not json"
     )
-    errs = errors(tree)
-    assert any("02_broken.ipynb: not a readable notebook" in e for e in errs)
-
-
-def test_checkpoints_are_ignored(tree):
-    cp = tree / "notebooks" / "00_intro" / ".ipynb_checkpoints"
-    write_nb(cp.parent, ".ipynb_checkpoints/01_lesson-checkpoint", ["1"])
-    edit_nb(
-        cp / "01_lesson-checkpoint.ipynb",
-        lambda nb: setattr(nb.cells[1], "execution_count", 1),
+    (error,) = errors(lesson_tree)
+    assert error.startswith(
+        "notebooks/00_intro/02_broken.ipynb: not a readable notebook"
     )
-    assert errors(tree) == []
 
 
-def test_notebook_missing_from_toc_fails(tree):
-    write_nb(tree, "notebooks/01_x/01_new", ["1 + 1"])
-    assert errors(tree) == [
+def test_checkpoints_are_ignored(lesson_tree, write_nb):
+    write_nb(
+        lesson_tree / "notebooks" / "00_intro",
+        ".ipynb_checkpoints/01_lesson-checkpoint",
+        "print('stale')",
+        markdown=["We typed 97.3 % here."],
+    )
+    assert errors(lesson_tree) == []
+
+
+def test_notebook_missing_from_toc_fails(lesson_tree, write_lesson):
+    write_lesson(lesson_tree, "notebooks/01_x/01_new", claim=None)
+    assert errors(lesson_tree) == [
         "notebooks/01_x/01_new.ipynb is not listed in _toc.yml"
     ]
 
 
-def test_toc_entry_that_does_not_exist_fails(tree):
-    write_toc(tree, [NB, "book/claims_ledger", "book/ch1_gone"])
-    assert errors(tree) == [
+def test_toc_entry_that_does_not_exist_fails(lesson_tree, write_toc):
+    write_toc(lesson_tree, [NB, "book/claims_ledger", "book/ch1_gone"])
+    assert errors(lesson_tree) == [
         "_toc.yml: file 'book/ch1_gone' does not exist (.md, .ipynb or .rst)"
     ]
 
 
-def test_toc_root_must_exist_and_suffixes_are_allowed(tree):
-    (tree / "book" / "intro.md").unlink()
-    write_toc(tree, [f"{NB}.ipynb", "book/claims_ledger.md"])
-    assert errors(tree) == [
+def test_toc_root_must_exist_and_suffixes_are_allowed(lesson_tree, write_toc):
+    (lesson_tree / "book" / "intro.md").unlink()
+    write_toc(lesson_tree, [f"{NB}.ipynb", "book/claims_ledger.md"])
+    assert errors(lesson_tree) == [
         "_toc.yml: root 'book/intro' does not exist (.md, .ipynb or .rst)"
     ]
 
 
-def test_missing_toc_fails(tree):
-    (tree / "_toc.yml").unlink()
-    assert errors(tree) == ["_toc.yml does not exist"]
+def test_missing_toc_fails(lesson_tree):
+    (lesson_tree / "_toc.yml").unlink()
+    assert errors(lesson_tree) == ["_toc.yml does not exist"]
 
 
-def test_registered_notebook_without_its_check_fails(tree):
-    write_nb(tree, NB, ["err = 0.0", "print(err)"])
-    assert errors(tree) == [
-        "C0.1: notebooks/00_intro/01_lesson.ipynb has no check('C0.1', ...) call"
+# ------------------------------------------------- registry <-> lessons
+def test_registered_notebook_without_its_check_fails(
+    lesson_tree, write_lesson
+):
+    write_lesson(lesson_tree, NB, claim=None)
+    assert errors(lesson_tree) == [
+        f"C0.1: {NB}.ipynb has no check('C0.1', ...) call"
     ]
 
 
-def test_check_in_markdown_does_not_count(tree):
-    write_nb(
-        tree,
-        NB,
-        ["err = 0.0"],
-        markdown=['We call `check("C0.1", ...)` below.'],
+def test_check_in_markdown_does_not_count(
+    lesson_tree, write_lesson, edit_nb, new_cell
+):
+    path = write_lesson(lesson_tree, NB, claim=None)
+    edit_nb(
+        path,
+        lambda nb: nb["cells"].append(
+            new_cell('We call `check("C0.1", ...)`.', "markdown")
+        ),
     )
-    assert errors(tree) == [
-        "C0.1: notebooks/00_intro/01_lesson.ipynb has no check('C0.1', ...) call"
+    assert errors(lesson_tree) == [
+        f"C0.1: {NB}.ipynb has no check('C0.1', ...) call"
     ]
 
 
-def test_id_checked_twice_fails(tree):
-    write_nb(
-        tree,
-        NB,
-        [
-            "err = 0.0",
-            CHECK_SRC,
-            "check('C0.1', True, measured=1, expected=1, controls=c)",
-        ],
+def test_id_checked_twice_fails(lesson_tree, edit_nb, new_cell):
+    edit_nb(
+        lesson_tree / f"{NB}.ipynb",
+        lambda nb: nb["cells"].append(
+            new_cell(nb["cells"][5]["source"], tags=["hide-cell"])
+        ),
     )
-    assert errors(tree) == [f"C0.1: checked 2 times ({NB}, {NB}); once only"]
-
-
-def test_id_checked_by_a_second_notebook_fails(tree):
-    other = "notebooks/00_intro/02_other"
-    write_nb(tree, other, [CHECK_SRC])
-    write_toc(tree, [NB, other, "book/claims_ledger"])
-    assert errors(tree) == [
-        f"C0.1: checked 2 times ({NB}, {other}); once only",
-        f"C0.1: checked in {other}, but its registry entry names {NB}",
+    assert errors(lesson_tree) == [
+        f"C0.1: checked 2 times ({NB}, {NB}); once only"
     ]
 
 
-def test_unregistered_id_fails(tree):
-    write_nb(
-        tree,
-        NB,
-        [
-            "err = 0.0",
-            CHECK_SRC,
-            'claims.check("C9.9", True, measured=1, expected=1, controls=c)',
-        ],
-    )
-    assert errors(tree) == [
-        f"C9.9: checked in {NB} but not registered in claims.yml"
+def test_id_checked_by_a_second_notebook_fails(
+    lesson_tree, write_lesson, write_toc
+):
+    write_lesson(lesson_tree, OTHER)
+    write_toc(lesson_tree, [NB, OTHER, "book/claims_ledger"])
+    assert errors(lesson_tree) == [
+        f"C0.1: checked 2 times ({NB}, {OTHER}); once only",
+        f"C0.1: checked in {OTHER}, but its registry entry names {NB}",
     ]
 
 
-def test_pending_id_that_a_notebook_checks_fails(tree):
-    write_nb(
-        tree,
-        NB,
-        [
-            "err = 0.0",
-            CHECK_SRC,
-            'claims.check("C1.1", True, measured=1, expected=1, controls=c)',
-        ],
-    )
-    report = static_checks.run_all(tree)
+def test_unregistered_id_fails(lesson_tree, write_lesson, write_toc):
+    write_lesson(lesson_tree, OTHER, claim="C9.9")
+    write_toc(lesson_tree, [NB, OTHER, "book/claims_ledger"])
+    assert errors(lesson_tree) == [
+        f"C9.9: checked in {OTHER} but not registered in claims.yml"
+    ]
+
+
+def test_pending_id_that_a_notebook_checks_fails(
+    lesson_tree, write_lesson, write_toc
+):
+    write_lesson(lesson_tree, OTHER, claim="C1.1")
+    write_toc(lesson_tree, [NB, OTHER, "book/claims_ledger"])
+    report = static_checks.run_all(lesson_tree)
     assert report.errors == [
-        f"C1.1: checked in {NB}, but its registry entry names no notebook (pending)"
+        f"C1.1: checked in {OTHER}, but its registry entry names no notebook (pending)"
     ]
     assert report.pending == []
 
 
-def test_registry_naming_a_missing_notebook_fails(tree):
-    reg = [
-        {
-            "id": "C0.1",
-            "chapter": 0,
-            "claim": "x",
-            "verdict": "holds",
-            "notebook": "notebooks/x/gone",
-        }
-    ]
-    write_registry(tree, reg)
-    assert errors(tree) == [
+def test_registry_naming_a_missing_notebook_fails(
+    lesson_tree, write_registry, registry_entry
+):
+    write_registry(lesson_tree, [registry_entry("C0.1", "notebooks/x/gone")])
+    assert errors(lesson_tree) == [
         "C0.1: its notebook notebooks/x/gone.ipynb does not exist",
         f"C0.1: checked in {NB}, but its registry entry names notebooks/x/gone",
     ]
@@ -285,32 +212,29 @@ def test_registry_naming_a_missing_notebook_fails(tree):
         ("holds", NB + ".ipynb", f"C0.1: notebook '{NB}.ipynb' must be named without .ipynb"),
     ],
 )  # fmt: skip
-def test_registry_entry_consistency(tree, verdict, notebook, message):
+def test_registry_entry_consistency(
+    lesson_tree, write_registry, verdict, notebook, message
+):
+    entry = {"id": "C0.1", "chapter": 0, "claim": "x"}
     write_registry(
-        tree,
-        [
-            {
-                "id": "C0.1",
-                "chapter": 0,
-                "claim": "x",
-                "verdict": verdict,
-                "notebook": notebook,
-            }
-        ],
+        lesson_tree, [{**entry, "verdict": verdict, "notebook": notebook}]
     )
-    assert message in errors(tree)
+    assert message in errors(lesson_tree)
 
 
-def test_duplicate_registry_id_fails(tree):
-    entry = {
-        "id": "C0.1",
-        "chapter": 0,
-        "claim": "x",
-        "verdict": "holds",
-        "notebook": NB,
-    }
-    write_registry(tree, [entry, entry])
-    assert errors(tree) == ["claims.yml: id C0.1 is registered twice"]
+def test_duplicate_registry_id_fails(
+    lesson_tree, write_registry, registry_entry
+):
+    entry = registry_entry("C0.1", NB)
+    write_registry(lesson_tree, [entry, entry])
+    assert errors(lesson_tree) == ["claims.yml: id C0.1 is registered twice"]
+
+
+def test_unreadable_registry_fails(lesson_tree):
+    (lesson_tree / static_checks.REGISTRY).write_text("claims: [unclosed\n")
+    static_checks.claims._load.cache_clear()
+    (error,) = errors(lesson_tree)
+    assert error.startswith("src/livingdict/claims.yml: unreadable registry")
 
 
 def test_check_call_pattern():
@@ -334,25 +258,29 @@ def test_check_call_pattern():
     assert static_checks.checked_ids(nb) == ["C1.2", "B1"]
 
 
-def test_check_without_controls_fails(tree):
-    no_controls = CHECK_SRC.replace('    controls={"shuffled": False},\n', "")
-    write_nb(tree, NB, ["err = 0.0", no_controls])
-    (error,) = errors(tree)
+# ----------------------------------------------------- controls, numbers
+def test_check_without_controls_fails(lesson_tree, edit_nb):
+    def drop_controls(nb):
+        nb["cells"][5]["source"] = nb["cells"][5]["source"].replace(
+            '    controls={"shuffled": False},\n', ""
+        )
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", drop_controls)
+    (error,) = errors(lesson_tree)
     assert error.startswith(
         f"{NB}.ipynb: check('C0.1', ...) names no controls"
     )
 
 
-def test_typed_percentage_in_a_caption_fails(tree):
+def test_typed_percentage_in_a_caption_fails(lesson_tree, edit_nb):
     def caption(nb):
-        nb.cells[1].metadata["mystnb"] = {
-            "figure": {"caption": "One hidden layer reaches 97.3 %."},
-            "image": {"alt": "A line plot of accuracy against depth."},
-        }
+        nb["cells"][4]["metadata"]["mystnb"]["figure"]["caption"] = (
+            "One hidden layer reaches 97.3 %."
+        )
 
-    edit_nb(tree / f"{NB}.ipynb", caption)
-    (error,) = errors(tree)
-    assert "cell 1 caption types the number '97.3%'" in error
+    edit_nb(lesson_tree / f"{NB}.ipynb", caption)
+    (error,) = errors(lesson_tree)
+    assert "cell 4 caption types the number '97.3%'" in error
 
 
 @pytest.mark.parametrize(
@@ -377,3 +305,122 @@ def test_typed_percentage_in_a_caption_fails(tree):
 def test_typed_numbers(text, typed):
     allowed = static_checks.load_allowed()
     assert static_checks.typed_numbers(text, allowed) == typed
+
+
+# ------------------------------------------------------ the lesson's shape
+@pytest.mark.parametrize(
+    "pragma",
+    ["# fmt: off", "# fmt: on", "# fmt: skip", "# noqa", "# noqa: E501",
+     "# ruff: noqa: E501", "#fmt:skip"],
+)  # fmt: skip
+def test_formatter_and_linter_pragmas_fail(lesson_tree, edit_nb, pragma):
+    def add(nb):
+        nb["cells"][3]["source"] += f"\nx = [1, 2]  {pragma}"
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", add)
+    (error,) = errors(lesson_tree)
+    assert error.startswith(f"{NB}.ipynb: cell 3 line 2 has the pragma")
+
+
+def test_comments_that_only_look_like_pragmas_pass(lesson_tree, edit_nb):
+    def add(nb):
+        nb["cells"][3]["source"] += "\n# fmt is short for format; no qa here"
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", add)
+    assert errors(lesson_tree) == []
+
+
+def _untag(index):
+    def edit(nb):
+        nb["cells"][index]["metadata"]["tags"] = []
+
+    return edit
+
+
+def test_a_figure_cell_must_fold_its_code(lesson_tree, edit_nb):
+    edit_nb(lesson_tree / f"{NB}.ipynb", _untag(4))
+    assert errors(lesson_tree) == [
+        f"{NB}.ipynb: cell 4 draws a figure: tag it hide-input (the figure "
+        "shows, its code folds)"
+    ]
+
+
+def test_a_figure_cell_folded_whole_fails(lesson_tree, edit_nb):
+    """hide-cell would fold the figure too: the figure must show."""
+
+    def fold(nb):
+        nb["cells"][4]["metadata"]["tags"] = ["hide-cell"]
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", fold)
+    (error,) = errors(lesson_tree)
+    assert "cell 4 draws a figure: tag it hide-input" in error
+
+
+def test_a_check_cell_must_fold(lesson_tree, edit_nb):
+    edit_nb(lesson_tree / f"{NB}.ipynb", _untag(5))
+    assert errors(lesson_tree) == [
+        f"{NB}.ipynb: cell 5 checks a claim: tag it hide-cell"
+    ]
+
+
+def test_a_lesson_without_visible_mechanism_fails(lesson_tree, edit_nb):
+    def hide(nb):
+        nb["cells"][3]["metadata"]["tags"] = ["hide-input"]
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", hide)
+    assert errors(lesson_tree) == [
+        f"{NB}.ipynb: no visible code cell besides the imports: show the "
+        "lesson's mechanism (written out, or page.show)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "counts"),
+    [
+        ("from livingdict import lookup, page\n\npage.show(lookup)", True),
+        ("import torch\nx = torch.ones(3)", True),
+        ("import torch\nfrom livingdict import data", False),
+        ("import livingdict\n\nSEED = livingdict.setup()", False),
+        ("", False),
+    ],
+)
+def test_what_counts_as_the_mechanism(lesson_tree, edit_nb, source, counts):
+    def replace(nb):
+        nb["cells"][3]["source"] = source
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", replace)
+    errs = [e for e in errors(lesson_tree) if "no visible code cell" in e]
+    assert len(errs) == (0 if counts else 1)
+
+
+def test_the_first_code_cell_must_be_the_colab_cell(lesson_tree, edit_nb):
+    def stale(nb):
+        nb["cells"][1]["source"] = nb["cells"][1]["source"].replace(
+            "me/", "old/"
+        )
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", stale)
+    (error,) = errors(lesson_tree)
+    assert error.startswith(
+        f"{NB}.ipynb: the first code cell is not the Colab cell"
+    )
+    assert '+REPO = "https://github.com/old/fixture-book"' in error
+
+
+def test_the_colab_cell_follows_the_configured_url(lesson_tree):
+    (lesson_tree / "_config.yml").write_text(
+        "repository:\n  url: https://github.com/fork/book\n"
+    )
+    (error,) = errors(lesson_tree)
+    assert "the first code cell is not the Colab cell" in error
+    (lesson_tree / "_config.yml").write_text("title: no repository\n")
+    assert errors(lesson_tree) == [
+        "_config.yml: no repository.url (the Colab cells name it)"
+    ]
+
+
+def test_the_colab_cell_must_be_removed_from_the_page(lesson_tree, edit_nb):
+    edit_nb(lesson_tree / f"{NB}.ipynb", _untag(1))
+    assert errors(lesson_tree) == [
+        f"{NB}.ipynb: tag the Colab cell (first code cell) remove-cell"
+    ]

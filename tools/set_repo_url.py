@@ -5,7 +5,8 @@
 Rewrites ``repository.url`` (and ``branch``) in ``_config.yml``, which the launch
 buttons read, then the Colab install cell (the first code cell) of every notebook,
 which has to name the URL literally because Colab opens a notebook without the rest of
-the repository. ``tests/test_colab.py`` fails until the two agree.
+the repository. ``COLAB_CELL`` is that cell's one definition; ``tools.static_checks``
+fails until every lesson's first code cell equals ``colab_cell(url)``.
 """
 
 from __future__ import annotations
@@ -14,10 +15,24 @@ import argparse
 import re
 from pathlib import Path
 
-import nbformat
+from livingdict import claims
 
 ROOT = Path(__file__).resolve().parents[1]
 URL = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+$")
+
+#: The first code cell of every lesson, for the repository URL ``{url}``
+#: (IPython expands ``$REPO`` in the magic; every line fits 79 characters).
+COLAB_CELL = """# Colab only: install the book's helper package (does nothing elsewhere).
+import sys
+
+REPO = "{url}"
+if "google.colab" in sys.modules:
+    %pip install -q --no-deps "livingdict @ git+$REPO" mnist1d"""
+
+
+def colab_cell(url: str) -> str:
+    """The Colab cell that installs the book's package from ``url``."""
+    return COLAB_CELL.format(url=url.rstrip("/"))
 
 
 def set_config(text: str, url: str, branch: str | None = None) -> str:
@@ -45,17 +60,16 @@ def set_config(text: str, url: str, branch: str | None = None) -> str:
     return text[: block.start(1)] + body + text[block.end(1) :]
 
 
-def set_colab_cell(source: str, old_url: str, new_url: str) -> str:
-    """The Colab cell with ``REPO = "<old_url>"`` pointing at ``new_url``."""
-    if f'REPO = "{old_url}"' not in source:
-        raise ValueError(
-            f"the Colab cell does not name REPO = {old_url!r}:\n{source}"
-        )
-    return source.replace(f'REPO = "{old_url}"', f'REPO = "{new_url}"')
+def set_colab_cell(source: str, url: str) -> str:
+    """The Colab cell for ``url``, replacing ``source`` — which must be a Colab
+    cell (of any URL or earlier layout), never a lesson's own code."""
+    if source.splitlines()[:1] != COLAB_CELL.splitlines()[:1]:
+        raise ValueError(f"not a Colab cell:\n{source}")
+    return colab_cell(url)
 
 
 def main(argv: list[str] | None = None) -> None:
-    import yaml
+    import nbformat
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("url")
@@ -63,18 +77,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     url = args.url.rstrip("/").removesuffix(".git")
     config = ROOT / "_config.yml"
-    old_url = yaml.safe_load(config.read_text(encoding="utf-8"))["repository"][
-        "url"
-    ].rstrip("/")
     config.write_text(
         set_config(config.read_text(encoding="utf-8"), url, args.branch)
     )
-    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
-        if ".ipynb_checkpoints" in path.parts:
-            continue
+    for path in claims.notebooks(ROOT):
         nb = nbformat.read(path, as_version=4)
         cell = next(c for c in nb.cells if c.cell_type == "code")
-        cell.source = set_colab_cell(cell.source, old_url, url)
+        cell.source = set_colab_cell(cell.source, url)
         nbformat.write(nb, path)
         print(f"{path.relative_to(ROOT)}: Colab cell installs from {url}")
     print(f"_config.yml: repository.url = {url}")

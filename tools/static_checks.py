@@ -2,18 +2,20 @@
 
 Usage: ``python -m tools.static_checks [--root DIR]`` (default: this checkout).
 
-1. Notebooks under ``notebooks/`` are stored clean: no outputs, no execution counts,
-   no saved widget state.
-2. Every notebook under ``notebooks/`` is listed in ``_toc.yml`` and every ``_toc.yml``
-   entry exists (as ``.md``, ``.ipynb`` or ``.rst``).
-3. The claims registry (``src/livingdict/claims.yml``) and the notebooks agree: an id
-   whose entry names a notebook is checked by exactly that notebook (a literal
-   ``check("<id>"`` call in a code cell) and by no other; no id is checked twice;
-   every checked id is registered, and its entry names the notebook that checks it;
-   an entry names a notebook if and only if it has a verdict, and the verdict is one
-   of ``holds``, ``holds with caveats``, ``does not hold``. Ids with neither are
-   reported as pending.
+The lessons are ``livingdict.claims.notebooks(root)``; the registry is
+``livingdict.claims.registry`` of ``src/livingdict/claims.yml``; the verdicts are
+``livingdict.claims.VERDICTS`` (one source of truth for all three).
 
+1. Lessons are stored clean: no outputs, no execution counts, no saved widget state.
+2. Every lesson is listed in ``_toc.yml`` and every ``_toc.yml`` entry exists (as
+   ``.md``, ``.ipynb`` or ``.rst``).
+3. The claims registry and the lessons agree — checked here and nowhere else: an id
+   whose entry names a notebook is checked by exactly that notebook (a literal
+   ``check("<id>"`` call in a code cell) and by no other; no id is registered twice
+   or checked twice; every checked id is registered, and its entry names the
+   notebook that checks it, which exists; an entry names a notebook if and only if
+   it has a verdict, and the verdict is one of ``VERDICTS``. Ids with neither are
+   reported as pending.
 4. Every check names its controls: each ``check("<id>", ...)`` call passes
    ``controls=`` (``claims.check`` itself refuses an empty mapping at run time).
 5. No typed numbers: a number in a lesson's markdown, figure caption or alt text
@@ -22,6 +24,16 @@ Usage: ``python -m tools.static_checks [--root DIR]`` (default: this checkout).
    integers 0-10 outside a percentage (counting words: "two layers", "3 × 3"),
    integers inside math (the shape of a formula), years, claim ids, code,
    directive options and link targets.
+6. No formatter or linter pragmas in lesson code (``# fmt: off``, ``# fmt: on``,
+   ``# fmt: skip``, ``# noqa``): a reader's code fits the page as ruff formats it.
+7. Folded as the book's arc wants: a code cell that draws a figure (its metadata
+   has ``mystnb.figure``) is tagged ``hide-input`` (the figure shows, its code
+   folds); a cell that calls ``check("<id>", ...)`` is tagged ``hide-cell``.
+8. The mechanism is on the page: besides the Colab cell and the imports (cells of
+   nothing but imports and ``SEED = livingdict.setup()``), at least one code cell
+   is visible (no ``hide-*`` or ``remove-*`` tag).
+9. The first code cell is the Colab cell (``tools.set_repo_url.colab_cell`` with
+   ``_config.yml``'s repository URL), tagged ``remove-cell``.
 
 Exits 1 and lists every violation; pending ids alone do not fail.
 """
@@ -29,21 +41,28 @@ Exits 1 and lists every violation; pending ids alone do not fail.
 from __future__ import annotations
 
 import argparse
+import ast
+import difflib
+import functools
 import json
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from livingdict.claims import VERDICTS
+from livingdict import claims
+from tools.set_repo_url import colab_cell
 
 ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = Path("src") / "livingdict" / "claims.yml"
 
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(?P<q>["'])(?P<id>[^"'\n]+)(?P=q)""")
+PRAGMA = re.compile(r"#\s*(?:fmt:\s*(?:off|on|skip)|(?:ruff:\s*)?noqa)\b")
 TOC_SUFFIXES = (".md", ".ipynb", ".rst")
 
 
@@ -57,52 +76,78 @@ class Report:
         return not self.errors
 
 
-def notebooks(root: Path) -> list[Path]:
-    """Every ``*.ipynb`` under ``root/notebooks``, outside hidden (checkpoint) folders."""
-    base = root / "notebooks"
-    if not base.is_dir():
-        return []
-    return sorted(
-        p
-        for p in base.rglob("*.ipynb")
-        if not any(part.startswith(".") for part in p.relative_to(base).parts)
-    )
+@dataclass(frozen=True)
+class Lesson:
+    """A lesson notebook as stored: its name relative to the root, its JSON."""
+
+    name: str
+    nb: Mapping[str, Any]
+
+    @property
+    def cells(self) -> list[Mapping[str, Any]]:
+        return self.nb.get("cells", [])
+
+    def code(self) -> Iterator[tuple[int, Mapping[str, Any]]]:
+        """(index, cell) of every code cell."""
+        for i, cell in enumerate(self.cells):
+            if cell.get("cell_type") == "code":
+                yield i, cell
 
 
 def _rel(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
-def _load(path: Path, root: Path, errors: list[str]) -> dict[str, Any] | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        errors.append(f"{_rel(path, root)}: not a readable notebook ({err})")
-        return None
+def _source(cell: Mapping[str, Any]) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
 
 
-def check_clean(root: Path) -> list[str]:
-    """Notebooks carry no outputs, execution counts or widget state."""
-    errors: list[str] = []
-    for path in notebooks(root):
-        nb = _load(path, root, errors)
-        if nb is None:
-            continue
-        name = _rel(path, root)
-        for i, cell in enumerate(nb.get("cells", [])):
-            if cell.get("cell_type") != "code":
-                continue
-            if cell.get("outputs"):
-                errors.append(f"{name}: cell {i} is stored with outputs")
-            if cell.get("execution_count") is not None:
-                errors.append(
-                    f"{name}: cell {i} is stored with an execution count"
-                )
-        if "widgets" in nb.get("metadata", {}):
+def _tags(cell: Mapping[str, Any]) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def load_lessons(root: Path) -> tuple[list[Lesson], list[str]]:
+    """The readable lessons, and an error for each one that is not."""
+    lessons, errors = [], []
+    for path in claims.notebooks(root):
+        try:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
             errors.append(
-                f"{name}: stored with widget state (metadata.widgets)"
+                f"{_rel(path, root)}: not a readable notebook ({err})"
             )
-    return errors
+            continue
+        lessons.append(Lesson(_rel(path, root), nb))
+    return lessons, errors
+
+
+def each_lesson(
+    check: Callable[..., Iterator[str]],
+) -> Callable[..., list[str]]:
+    """A check of one lesson, which yields its problems, as a check of all
+    lessons: ``check(lessons, ...)`` returns every problem, each after the
+    lesson's name."""
+
+    @functools.wraps(check)
+    def run(lessons: Sequence[Lesson], *args: Any) -> list[str]:
+        return [
+            f"{les.name}: {p}" for les in lessons for p in check(les, *args)
+        ]
+
+    return run
+
+
+@each_lesson
+def check_clean(lesson: Lesson) -> Iterator[str]:
+    """Notebooks carry no outputs, execution counts or widget state."""
+    for i, cell in lesson.code():
+        if cell.get("outputs"):
+            yield f"cell {i} is stored with outputs"
+        if cell.get("execution_count") is not None:
+            yield f"cell {i} is stored with an execution count"
+    if "widgets" in lesson.nb.get("metadata", {}):
+        yield "stored with widget state (metadata.widgets)"
 
 
 def _toc_entries(node: Any) -> Iterator[tuple[str, str]]:
@@ -126,8 +171,8 @@ def _strip(entry: str) -> str:
     return entry
 
 
-def check_toc(root: Path) -> list[str]:
-    """Every notebook is in ``_toc.yml``; every entry of ``_toc.yml`` exists."""
+def check_toc(root: Path, lessons: Sequence[Lesson]) -> list[str]:
+    """Every lesson is in ``_toc.yml``; every entry of ``_toc.yml`` exists."""
     toc_path = root / "_toc.yml"
     if not toc_path.is_file():
         return ["_toc.yml does not exist"]
@@ -149,54 +194,56 @@ def check_toc(root: Path) -> list[str]:
             errors.append(
                 f"_toc.yml: {kind} {entry!r} does not exist (.md, .ipynb or .rst)"
             )
-    for path in notebooks(root):
-        name = _strip(_rel(path, root))
-        if name not in listed:
-            errors.append(f"{name}.ipynb is not listed in _toc.yml")
+    for lesson in lessons:
+        if _strip(lesson.name) not in listed:
+            errors.append(f"{lesson.name} is not listed in _toc.yml")
     return errors
 
 
-def checked_ids(nb: dict[str, Any]) -> list[str]:
+def checked_ids(nb: Mapping[str, Any]) -> list[str]:
     """The ids of every ``check("<id>"`` call in the notebook's code cells, in order."""
     ids = []
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            source = "".join(source) if isinstance(source, list) else source
-            ids += [m["id"] for m in CHECK_CALL.finditer(source)]
+    for _, cell in Lesson("", nb).code():
+        ids += [m["id"] for m in CHECK_CALL.finditer(_source(cell))]
     return ids
 
 
-def check_claims(root: Path) -> tuple[list[str], list[str]]:
-    """Registry and notebooks agree (see the module docstring). Returns (errors, pending)."""
-    reg_path = root / "src" / "livingdict" / "claims.yml"
+def load_registry(root: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """``claims.registry`` of the root's ``claims.yml``, and its errors: an
+    unreadable file, an id registered twice."""
+    path = root / REGISTRY
     try:
-        entries = yaml.safe_load(reg_path.read_text(encoding="utf-8"))[
-            "claims"
-        ]
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as err:
-        return [f"{_rel(reg_path, root)}: unreadable registry ({err})"], []
-    errors: list[str] = []
-    registry: dict[str, dict[str, Any]] = {}
-    for e in entries:
-        if e.get("id") in registry:
-            errors.append(f"claims.yml: id {e.get('id')} is registered twice")
-        registry[e.get("id")] = e
+        registry = claims.registry(path)
+        # registry() keeps the last entry of an id registered twice: count them
+        ids = Counter(e.get("id") for e in claims._load(path)["claims"])
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as err:
+        return {}, [f"{REGISTRY.as_posix()}: unreadable registry ({err})"]
+    twice = [
+        f"claims.yml: id {i} is registered twice"
+        for i, n in ids.items()
+        if n > 1
+    ]
+    return registry, twice
 
+
+def check_claims(
+    root: Path, lessons: Sequence[Lesson]
+) -> tuple[list[str], list[str]]:
+    """Registry and lessons agree (see the module docstring). Returns (errors, pending)."""
+    registry, errors = load_registry(root)
+    if not registry and errors:
+        return errors, []
     checks: dict[str, list[str]] = {}  # id -> notebooks (one item per call)
-    for path in notebooks(root):
-        nb = _load(
-            path, root, []
-        )  # unreadable notebooks are reported by check_clean
-        for cid in checked_ids(nb or {}):
-            checks.setdefault(cid, []).append(_strip(_rel(path, root)))
+    for lesson in lessons:
+        for cid in checked_ids(lesson.nb):
+            checks.setdefault(cid, []).append(_strip(lesson.name))
 
     pending = []
     for cid, e in registry.items():
         nb, verdict = e.get("notebook"), e.get("verdict")
-        if verdict is not None and verdict not in VERDICTS:
+        if verdict is not None and verdict not in claims.VERDICTS:
             errors.append(
-                f"{cid}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}"
+                f"{cid}: verdict {verdict!r} is not one of {', '.join(claims.VERDICTS)}"
             )
         if (nb is None) != (verdict is None):
             errors.append(
@@ -297,70 +344,164 @@ def _figure_texts(cell: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+@each_lesson
 def check_numbers(
-    root: Path, allowed: Mapping[str, str] | None = None
-) -> list[str]:
+    lesson: Lesson, allowed: Mapping[str, str] | None = None
+) -> Iterator[str]:
     """Every number a reader sees in a lesson's prose is glued or allowed."""
     allowed = load_allowed() if allowed is None else allowed
-    errors: list[str] = []
-    for path in notebooks(root):
-        nb = _load(path, root, [])
-        for i, cell in enumerate((nb or {}).get("cells", [])):
-            texts = _figure_texts(cell)
-            if cell.get("cell_type") == "markdown":
-                texts.append(("markdown", _source(cell)))
-            for where, text in texts:
-                for token in typed_numbers(text, allowed):
-                    errors.append(
-                        f"{_rel(path, root)}: cell {i} {where} types the number "
-                        f"{token!r}: glue it from the run, or add it to "
-                        "tools/allowed_numbers.yml with the reason it is a "
-                        "definition"
-                    )
-    return errors
+    for i, cell in enumerate(lesson.cells):
+        texts = _figure_texts(cell)
+        if cell.get("cell_type") == "markdown":
+            texts.append(("markdown", _source(cell)))
+        for where, text in texts:
+            for token in typed_numbers(text, allowed):
+                yield (
+                    f"cell {i} {where} types the number {token!r}: glue it "
+                    "from the run, or add it to tools/allowed_numbers.yml "
+                    "with the reason it is a definition"
+                )
 
 
-def _source(cell: Mapping[str, Any]) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
+def _call(source: str, start: int) -> str:
+    """The call that opens at ``source[start:]``, up to its closing
+    parenthesis."""
+    depth = 0
+    for j, ch in enumerate(source[start:]):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == ")" and depth == 0:
+            return source[start : start + j]
+    return source[start:]
 
 
-def check_controls(root: Path) -> list[str]:
+@each_lesson
+def check_controls(lesson: Lesson) -> Iterator[str]:
     """Every ``check(...)`` call of a lesson passes ``controls=``."""
-    errors: list[str] = []
-    for path in notebooks(root):
-        nb = _load(path, root, [])
-        for cell in (nb or {}).get("cells", []):
-            if cell.get("cell_type") != "code":
-                continue
-            source = _source(cell)
-            for m in CHECK_CALL.finditer(source):
-                call = source[m.start() :]
-                depth, end = 0, len(call)
-                for j, ch in enumerate(call):
-                    depth += {"(": 1, ")": -1}.get(ch, 0)
-                    if ch == ")" and depth == 0:
-                        end = j
-                        break
-                if not re.search(r"\bcontrols\s*=", call[:end]):
-                    errors.append(
-                        f"{_rel(path, root)}: check({m['id']!r}, ...) names no "
-                        "controls (controls={...}: the same test applied to "
-                        "something that must fail it)"
-                    )
-    return errors
+    for _, cell in lesson.code():
+        source = _source(cell)
+        for m in CHECK_CALL.finditer(source):
+            if not re.search(r"\bcontrols\s*=", _call(source, m.start())):
+                yield (
+                    f"check({m['id']!r}, ...) names no controls "
+                    "(controls={...}: the same test applied to something "
+                    "that must fail it)"
+                )
+
+
+@each_lesson
+def check_pragmas(lesson: Lesson) -> Iterator[str]:
+    """No ``# fmt: off/on/skip`` or ``# noqa`` in lesson code."""
+    for i, cell in lesson.code():
+        for n, line in enumerate(_source(cell).splitlines(), 1):
+            if m := PRAGMA.search(line):
+                yield (
+                    f"cell {i} line {n} has the pragma {m.group()!r}: "
+                    "format the code so it needs none"
+                )
+
+
+@each_lesson
+def check_folding(lesson: Lesson) -> Iterator[str]:
+    """Figure cells fold their code (``hide-input``); check cells fold whole
+    (``hide-cell``)."""
+    for i, cell in lesson.code():
+        tags = _tags(cell)
+        if "figure" in cell.get("metadata", {}).get("mystnb", {}):
+            if "hide-input" not in tags:
+                yield (
+                    f"cell {i} draws a figure: tag it hide-input (the "
+                    "figure shows, its code folds)"
+                )
+        if CHECK_CALL.search(_source(cell)) and "hide-cell" not in tags:
+            yield f"cell {i} checks a claim: tag it hide-cell"
+
+
+def _visible(cell: Mapping[str, Any]) -> bool:
+    return not any(t.startswith(("hide-", "remove-")) for t in _tags(cell))
+
+
+def _only_imports(source: str) -> bool:
+    """Nothing but imports and ``SEED = livingdict.setup()``: the imports
+    cell."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:  # IPython magics: something else
+        return False
+
+    def setup(node: ast.stmt) -> bool:
+        value = getattr(node, "value", None)
+        func = getattr(value, "func", None)
+        name = getattr(func, "attr", None) or getattr(func, "id", None)
+        return isinstance(node, (ast.Assign, ast.Expr)) and name == "setup"
+
+    return all(
+        isinstance(n, (ast.Import, ast.ImportFrom)) or setup(n) for n in body
+    )
+
+
+@each_lesson
+def check_mechanism(lesson: Lesson) -> Iterator[str]:
+    """Every lesson shows code besides its Colab cell and its imports."""
+    code = [cell for _, cell in lesson.code()][1:]  # after the Colab cell
+    if not any(_visible(c) and not _only_imports(_source(c)) for c in code):
+        yield (
+            "no visible code cell besides the imports: show the lesson's "
+            "mechanism (written out, or page.show)"
+        )
+
+
+def repo_url(root: Path) -> str | None:
+    """``repository.url`` of the root's ``_config.yml`` (``None`` if unset)."""
+    try:
+        config = yaml.safe_load((root / "_config.yml").read_text("utf-8"))
+        return str(config["repository"]["url"]).rstrip("/")
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return None
+
+
+@each_lesson
+def check_colab(lesson: Lesson, expected: str) -> Iterator[str]:
+    """The first code cell is the Colab cell ``expected``, tagged
+    ``remove-cell``."""
+    first = next((cell for _, cell in lesson.code()), None)
+    if first is None:
+        yield "has no code cell"
+        return
+    if (source := _source(first)) != expected:
+        diff = [
+            line
+            for line in difflib.unified_diff(
+                expected.splitlines(), source.splitlines(), n=0
+            )
+            if line[:1] in "+-" and line[:3] not in ("+++", "---")
+        ]
+        yield (
+            "the first code cell is not the Colab cell (python -m "
+            "tools.set_repo_url rewrites it): " + " | ".join(diff)
+        )
+    if "remove-cell" not in _tags(first):
+        yield "tag the Colab cell (first code cell) remove-cell"
 
 
 def run_all(root: Path) -> Report:
     root = Path(root)
-    report = Report()
-    report.errors += check_clean(root)
-    report.errors += check_toc(root)
-    errors, pending = check_claims(root)
+    lessons, unreadable = load_lessons(root)
+    errors, pending = check_claims(root, lessons)
+    report = Report(unreadable, pending)
+    report.errors += check_clean(lessons)
+    report.errors += check_toc(root, lessons)
     report.errors += errors
-    report.errors += check_controls(root)
-    report.errors += check_numbers(root)
-    report.pending = pending
+    report.errors += check_controls(lessons)
+    report.errors += check_numbers(lessons)
+    report.errors += check_pragmas(lessons)
+    report.errors += check_folding(lessons)
+    report.errors += check_mechanism(lessons)
+    if (url := repo_url(root)) is None:
+        report.errors.append(
+            "_config.yml: no repository.url (the Colab cells name it)"
+        )
+    else:
+        report.errors += check_colab(lessons, colab_cell(url))
     return report
 
 
@@ -372,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, default=ROOT)
     args = ap.parse_args(argv)
     report = run_all(args.root)
-    n = len(notebooks(args.root))
+    n = len(claims.notebooks(args.root))
     for e in report.errors:
         print(f"✗ {e}")
     if report.pending:
