@@ -3,7 +3,6 @@
 import json
 import math
 
-import nbformat
 import pytest
 
 from tools import bench
@@ -18,17 +17,14 @@ def run(path="notebooks/a/01_x.ipynb", wall=5.0, peak=400.0, error=None):
 
 
 def test_within_every_budget_is_clean():
-    runs = [
-        run("a.ipynb", 8.0),
-        run("b.ipynb", 9.0),
-    ]  # suite 17 ≤ 3 × 2 × 3 = 18
+    runs = [run("a.ipynb", 7.0), run("b.ipynb", 8.0)]  # 15 ≤ 2.5 × 2 × 3
     assert bench.violations(FLOOR, runs) == {}
 
 
 @pytest.mark.parametrize(
     ("r", "reason"),
     [
-        (run(wall=20.01), "wall 20.01 s > 20 s"),
+        (run(wall=10.01), "wall 10.01 s > 10 s"),
         (run(peak=1024.5), "peak 1024.5 MB > 1024 MB"),
         (
             run(error="cell 3: ValueError: bad"),
@@ -48,24 +44,24 @@ def test_nan_is_never_within_budget():
     bad = bench.violations(
         Run(bench.FLOOR_NAME, 30.0, 1.0), [run(wall=math.nan)]
     )
-    assert bad[run().path] == ["wall nan s > 20 s"]
-    assert bad["suite"] == ["suite nan s > 3 × 1 × floor = 90.0 s"]
+    assert bad[run().path] == ["wall nan s > 10 s"]
+    assert bad["suite"] == ["suite nan s > 2.5 × 1 × floor = 75.0 s"]
     assert "floor" in bench.violations(
         Run(bench.FLOOR_NAME, math.nan, 1.0), [run()]
     )
 
 
 def test_budget_edges_are_inclusive():
-    r = run(wall=20.0, peak=1024.0)
+    r = run(wall=10.0, peak=1024.0)
     assert bench.violations(Run(bench.FLOOR_NAME, 10.0, 1.0), [r]) == {}
 
 
-def test_suite_budget_catches_notebooks_each_under_20s():
-    runs = [run("a.ipynb", 10.0), run("b.ipynb", 9.0)]  # 19 s > 3 × 2 × 3 s
+def test_suite_budget_catches_notebooks_each_under_10s():
+    runs = [run("a.ipynb", 8.0), run("b.ipynb", 8.0)]  # 16 s > 2.5 × 2 × 3 s
     assert bench.violations(FLOOR, runs) == {
-        "suite": ["suite 19.0 s > 3 × 2 × floor = 18.0 s"]
+        "suite": ["suite 16.0 s > 2.5 × 2 × floor = 15.0 s"]
     }
-    assert Budgets().suite_wall_s(3.0, 2) == 18.0
+    assert Budgets().suite_wall_s(3.0, 2) == 15.0
 
 
 def test_a_benchmark_that_measured_nothing_fails():
@@ -100,31 +96,29 @@ def test_table_marks_exactly_the_exceeded_rows():
     assert row["ok.ipynb"].startswith("✓") and "1.33" in row["ok.ipynb"]
     assert (
         row["slow.ipynb"].startswith("✗")
-        and "wall 25.00 s > 20 s" in row["slow.ipynb"]
+        and "wall 25.00 s > 10 s" in row["slow.ipynb"]
     )
     assert (
         row["fat.ipynb"].startswith("✗")
         and "peak 2000.0 MB > 1024 MB" in row["fat.ipynb"]
     )
     assert row["(floor:"].startswith("✓")
-    assert row["suite"].startswith("✗")  # 31 s > 3 × 3 × 3 s
+    assert row["suite"].startswith("✗")  # 31 s > 2.5 × 3 × 3 s
     assert (
         "  3.44 " in row["suite"] and "10.33" not in row["suite"]
     )  # 31 / (3 × 3), not 31 / 3
 
 
-def make_root(tmp_path, names):
+def make_root(tmp_path, names, write_nb):
     for name in names:
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nbformat.v4.new_notebook(), path)
+        write_nb(tmp_path, name.removesuffix(".ipynb"))
     return tmp_path
 
 
 def fake_runs(walls):
     seen = []
 
-    def run_file(path, env):
+    def runner(path, env):
         seen.append((path, env))
         return Run(
             path.relative_to(path.parents[2]).as_posix(),
@@ -135,48 +129,43 @@ def fake_runs(walls):
     def run_floor(env):
         return Run(bench.FLOOR_NAME, 3.0, 250.0)
 
-    return seen, run_file, run_floor
+    return seen, runner, run_floor
 
 
-def test_main_writes_every_notebook_and_passes(tmp_path, capsys):
+def test_main_writes_every_notebook_and_passes(tmp_path, capsys, write_nb):
     names = ["notebooks/00_a/01_x.ipynb", "notebooks/01_b/01_y.ipynb"]
-    root = make_root(tmp_path, names)
-    (root / "notebooks" / "01_b" / ".ipynb_checkpoints").mkdir()
-    nbformat.write(
-        nbformat.v4.new_notebook(),
-        root / "notebooks/01_b/.ipynb_checkpoints/z.ipynb",
+    root = make_root(
+        tmp_path, [*names, "notebooks/01_b/.ipynb_checkpoints/z"], write_nb
     )
-    seen, run_file, run_floor = fake_runs([4.0, 5.0])
+    seen, runner, run_floor = fake_runs([4.0, 3.0])
     (root / "_build").mkdir()
-    (root / "_build" / "bench-ledger.jsonl").write_text('{"stale": true}\n')
-    assert (
-        bench.main([], run_file=run_file, run_floor=run_floor, root=root) == 0
-    )
+    ledger = root / "_build" / "bench-ledger.jsonl"
+    ledger.write_text('{"stale": true}\n')
+    assert bench.main([], runner=runner, run_floor=run_floor, root=root) == 0
     data = json.loads((root / "_build" / "bench.json").read_text())
     assert [n["path"] for n in data["notebooks"]] == names
-    assert data["suite_wall_s"] == 9.0 and data["floor"]["wall_s"] == 3.0
-    ledger = root / "_build" / "bench-ledger.jsonl"
-    assert (
-        ledger.read_text() == ""
-    )  # emptied; the book's ledger is never touched
+    assert data["suite_wall_s"] == 7.0 and data["floor"]["wall_s"] == 3.0
+    assert ledger.read_text() == ""  # rewritten; never the book's ledger
     for path, env in seen:
-        assert env["LIVINGDICT_LEDGER"] == str(ledger)
+        assert env["LIVINGDICT_LEDGER"] != str(root / "_build/ledger.jsonl")
         assert (
             env["LIVINGDICT_NOTEBOOK"]
             == path.relative_to(root).as_posix()[: -len(".ipynb")]
         )
-        assert env["LIVINGDICT_SEED"] == ""
+        assert env["LIVINGDICT_SEED"] == ""  # the lesson's default seed
     assert "every budget met" in capsys.readouterr().out
 
 
-def test_main_exits_1_on_an_exceeded_budget(tmp_path, capsys):
+def test_main_exits_1_on_an_exceeded_budget(tmp_path, capsys, write_nb):
     root = make_root(
-        tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"]
+        tmp_path,
+        ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"],
+        write_nb,
     )
-    _, run_file, run_floor = fake_runs([4.0, 21.0])
+    _, runner, run_floor = fake_runs([4.0, 11.0])
 
     def with_cells(path, env):
-        r = run_file(path, env)
+        r = runner(path, env)
         cells = (
             (1, 0.5, "import torch"),
             (3, 19.0, "train.fit(model)"),
@@ -185,11 +174,10 @@ def test_main_exits_1_on_an_exceeded_budget(tmp_path, capsys):
         return Run(r.path, r.wall_s, r.peak_rss_mb, cells=cells)
 
     assert (
-        bench.main([], run_file=with_cells, run_floor=run_floor, root=root)
-        == 1
+        bench.main([], runner=with_cells, run_floor=run_floor, root=root) == 1
     )
     out = capsys.readouterr().out
-    assert "bench: FAILED" in out and "wall 21.00 s > 20 s" in out
+    assert "bench: FAILED" in out and "wall 11.00 s > 10 s" in out
     slow = [
         ln
         for ln in out.splitlines()
@@ -202,14 +190,16 @@ def test_main_exits_1_on_an_exceeded_budget(tmp_path, capsys):
     assert (root / "_build" / "bench.json").is_file()
 
 
-def test_main_names_the_suites_slowest_cells(tmp_path, capsys):
+def test_main_names_the_suites_slowest_cells(tmp_path, capsys, write_nb):
     root = make_root(
-        tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"]
+        tmp_path,
+        ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"],
+        write_nb,
     )
-    _, run_file, run_floor = fake_runs([10.0, 10.0])  # 20 s > 3 × 2 × 3 s
+    _, runner, run_floor = fake_runs([8.0, 8.0])  # 16 s > 2.5 × 2 × 3 s
 
     def with_cells(path, env):
-        r = run_file(path, env)
+        r = runner(path, env)
         return Run(
             r.path,
             r.wall_s,
@@ -218,8 +208,7 @@ def test_main_names_the_suites_slowest_cells(tmp_path, capsys):
         )
 
     assert (
-        bench.main([], run_file=with_cells, run_floor=run_floor, root=root)
-        == 1
+        bench.main([], runner=with_cells, run_floor=run_floor, root=root) == 1
     )
     out = capsys.readouterr().out.splitlines()
     i = out.index("  slowest cells of the suite:")
@@ -231,14 +220,16 @@ def test_main_names_the_suites_slowest_cells(tmp_path, capsys):
     ]
 
 
-def test_main_on_a_subset_keeps_bench_json(tmp_path):
+def test_main_on_a_subset_keeps_bench_json(tmp_path, write_nb):
     root = make_root(
-        tmp_path, ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"]
+        tmp_path,
+        ["notebooks/00_a/01_x.ipynb", "notebooks/00_a/02_y.ipynb"],
+        write_nb,
     )
-    seen, run_file, run_floor = fake_runs([4.0])
+    seen, runner, run_floor = fake_runs([4.0])
     target = str(root / "notebooks/00_a/02_y.ipynb")
     assert (
-        bench.main([target], run_file=run_file, run_floor=run_floor, root=root)
+        bench.main([target], runner=runner, run_floor=run_floor, root=root)
         == 0
     )
     assert [p.name for p, _ in seen] == ["02_y.ipynb"]
@@ -251,10 +242,9 @@ def test_main_on_a_subset_keeps_bench_json(tmp_path):
 
 def test_main_with_no_notebooks_fails(tmp_path):
     (tmp_path / "notebooks").mkdir()
-    _, run_file, run_floor = fake_runs([])
+    _, runner, run_floor = fake_runs([])
     assert (
-        bench.main([], run_file=run_file, run_floor=run_floor, root=tmp_path)
-        == 1
+        bench.main([], runner=runner, run_floor=run_floor, root=tmp_path) == 1
     )
 
 

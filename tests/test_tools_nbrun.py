@@ -1,37 +1,37 @@
-"""tools.nbrun: a real kernel runs, and what it costs is measured, not assumed."""
+"""tools.nbrun: a real kernel runs, and what it costs is measured, not assumed;
+jobs run serially or in parallel with the same results and ledger."""
 
+import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
-import nbformat
 import psutil
 import pytest
 
 from tools import nbrun
-
-
-def notebook(*sources):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    return nb
-
+from tools.nbrun import Job, Run
 
 ALLOC_MB = 300
 
 
+def kernel_notebook(notebook, *sources):
+    """The conftest's notebook as nbclient runs it (a NotebookNode)."""
+    import nbformat  # ~2 s of CPU: only the tests that start a kernel pay it
+
+    return nbformat.from_dict(notebook(*sources))
+
+
+@pytest.mark.slow
 def test_a_real_kernel_is_measured_and_gets_the_environment(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, notebook
 ):
     """One kernel: memory peak caught, wall time counted, env and cwd passed, error kept."""
     monkeypatch.setenv("MPLBACKEND", "Agg")  # as the Makefile exports it
-    nb = notebook(
+    nb = kernel_notebook(
+        notebook,
         f"import numpy as np\nx = np.ones({ALLOC_MB} * 2**20 // 8)\ndel x",  # +300 MB, then freed
         "import os, time\ntime.sleep(0.5)\n"
         "print(os.environ.get('LIVINGDICT_SEED'), os.environ.get('MPLBACKEND', '-'), os.getcwd())",
@@ -68,24 +68,30 @@ def test_a_real_kernel_is_measured_and_gets_the_environment(
 SPIKE = f"import numpy as np, time\nx = np.ones({ALLOC_MB} * 2**20 // 8)\ntime.sleep(0.3)\ndel x"
 
 
-def test_peak_from_the_high_water_mark_alone(tmp_path, monkeypatch):
+@pytest.mark.slow
+def test_peak_from_the_high_water_mark_alone(tmp_path, monkeypatch, notebook):
     """Polling every 30 s sees nothing of a 0.3 s spike: VmHWM must catch it."""
     monkeypatch.setattr(nbrun, "POLL_S", 30.0)
-    r = nbrun.execute(notebook(SPIKE), name="spike.ipynb", cwd=tmp_path)
+    r = nbrun.execute(
+        kernel_notebook(notebook, SPIKE), name="spike.ipynb", cwd=tmp_path
+    )
     assert r.ok and r.peak_rss_mb > ALLOC_MB + 20
 
 
-def test_peak_from_polling_alone(tmp_path, monkeypatch):
+@pytest.mark.slow
+def test_peak_from_polling_alone(tmp_path, monkeypatch, notebook):
     """Without VmHWM (other systems), the 20 ms polling must catch the same spike."""
     monkeypatch.setattr(nbrun, "_hwm_mb", lambda pid: 0.0)
-    r = nbrun.execute(notebook(SPIKE), name="spike.ipynb", cwd=tmp_path)
+    r = nbrun.execute(
+        kernel_notebook(notebook, SPIKE), name="spike.ipynb", cwd=tmp_path
+    )
     assert r.ok and r.peak_rss_mb > ALLOC_MB + 20
 
 
 def test_polling_counts_children():
     """A child process's memory is part of the kernel's footprint."""
-    code = (
-        f"import numpy as np, time; x = np.ones({ALLOC_MB} * 2**20 // 8); "
+    code = (  # bytes written, so resident (no numpy: a fast child)
+        f"import time; x = b'1' * ({ALLOC_MB} * 2**20); "
         "print(1, flush=True); time.sleep(30)"
     )
     child = subprocess.Popen(
@@ -116,22 +122,79 @@ def test_peak_rss_thread_samples_and_stops():
     assert monitor.samples >= 1 and peak > 10 and not monitor.is_alive()
 
 
-def test_find_notebooks(tmp_path):
-    for name in [
-        "notebooks/b/01.ipynb",
-        "notebooks/a/02.ipynb",
-        "notebooks/a/.ipynb_checkpoints/x.ipynb",
-    ]:
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text("{}")
+def test_find_notebooks(tmp_path, write_nb):
+    for name in ["notebooks/b/01", "notebooks/a/02", "notebooks/a/.x/03"]:
+        write_nb(tmp_path, name)
+    elsewhere = write_nb(tmp_path, "drafts/04")
     found = [
         nbrun.rel_name(p, tmp_path) for p in nbrun.find_notebooks(tmp_path)
     ]
     assert found == ["notebooks/a/02.ipynb", "notebooks/b/01.ipynb"]
     only = nbrun.find_notebooks(tmp_path, [tmp_path / "notebooks" / "b"])
     assert [p.name for p in only] == ["01.ipynb"]
-    with pytest.raises(ValueError, match="not a notebook"):
-        nbrun.find_notebooks(tmp_path, [tmp_path / "nothing.ipynb"])
+    assert nbrun.find_notebooks(tmp_path, [elsewhere]) == [elsewhere]
+    for bad in ["nothing.ipynb", "drafts"]:  # drafts/ holds no lesson
+        with pytest.raises(ValueError, match="not a notebook or a folder"):
+            nbrun.find_notebooks(tmp_path, [tmp_path / bad])
+
+
+def fake_runner(log=None, barrier=None):
+    """Writes one ledger line naming the kernel's notebook and seed; with a
+    barrier, waits for the other job (deadlocks unless run in parallel)."""
+
+    def run(path, env):
+        if barrier is not None:
+            barrier.wait(timeout=10)
+        if log is not None:
+            log.append(env)
+        line = {"notebook": env["LIVINGDICT_NOTEBOOK"]}
+        line["seed"] = env["LIVINGDICT_SEED"]
+        with open(env["LIVINGDICT_LEDGER"], "a") as f:
+            f.write(json.dumps(line) + "\n")
+        return Run(path.name, 1.0, 2.0)
+
+    return run
+
+
+def test_run_jobs_gives_each_kernel_its_seed_name_and_ledger(tmp_path):
+    ledger = tmp_path / "out" / "ledger.jsonl"
+    log = []
+    jobs = [
+        Job(tmp_path / "notebooks/a/01.ipynb", 3),
+        Job(tmp_path / "notebooks/a/01.ipynb", None, {"EXTRA": "1"}),
+    ]
+    runs = nbrun.run_jobs(jobs, tmp_path, ledger, runner=fake_runner(log))
+    assert [r.seed for r in runs] == [3, None]
+    assert [(e["LIVINGDICT_SEED"], e.get("EXTRA")) for e in log] == [
+        ("3", None),
+        ("", "1"),
+    ]
+    assert {e["LIVINGDICT_NOTEBOOK"] for e in log} == {"notebooks/a/01"}
+    assert len({e["LIVINGDICT_LEDGER"] for e in log}) == 2  # one per kernel
+    lines = [json.loads(x) for x in ledger.read_text().splitlines()]
+    assert [x["seed"] for x in lines] == ["3", ""]
+
+
+def test_parallel_jobs_run_at_once_and_write_the_serial_ledger(tmp_path):
+    jobs = [Job(tmp_path / f"notebooks/a/0{i}.ipynb", i) for i in (1, 2)]
+    serial, parallel = tmp_path / "serial.jsonl", tmp_path / "parallel.jsonl"
+    nbrun.run_jobs(jobs, tmp_path, serial, runner=fake_runner())
+    runs = nbrun.run_jobs(
+        jobs,
+        tmp_path,
+        parallel,
+        parallel=2,
+        runner=fake_runner(barrier=threading.Barrier(2)),
+    )
+    assert [r.path for r in runs] == ["01.ipynb", "02.ipynb"]
+    assert parallel.read_text() == serial.read_text() != ""
+
+
+def test_run_jobs_rewrites_the_ledger(tmp_path):
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text('{"stale": true}\n')
+    assert nbrun.run_jobs([], tmp_path, ledger) == []
+    assert ledger.read_text() == ""
 
 
 def test_kernel_env_drops_the_script_backend(monkeypatch):

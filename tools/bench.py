@@ -2,8 +2,8 @@
 
 Usage: ``python -m tools.bench [--out FILE] [--floor-runs N] [NOTEBOOK_OR_FOLDER ...]``
 
-Runs each notebook (default: every ``*.ipynb`` under ``notebooks/``) top to bottom in a
-fresh kernel, one at a time (``tools.nbrun``), after the *floor* notebook, which only
+Runs each notebook (default: every lesson) top to bottom in a fresh kernel, one at a
+time (``tools.nbrun.run_jobs``, serial because it measures time), after the *floor* notebook, which only
 starts a kernel and imports livingdict, torch, numpy and matplotlib (the cost no lesson
 can avoid; it runs ``--floor-runs`` times, default 2, and the fastest counts: the first
 run also warms the disk cache for the lessons). Prints a table (notebook, wall s, peak
@@ -13,8 +13,8 @@ to ``_build/bench.json`` (``_build/bench-subset.json`` when notebooks are named)
 exits 1 when a budget is exceeded or a notebook fails; for each notebook over a budget
 it names the three slowest cells (and, when the suite is over budget, the suite's eight).
 
-Budgets: each notebook ≤ 20 s wall and ≤ 1,024 MB peak RSS; the suite (the sum of the
-notebooks' wall times) ≤ 3 × (number of notebooks × floor wall). The kernels write
+Budgets (issue 13): each notebook ≤ 10 s wall and ≤ 1,024 MB peak RSS; the suite (the
+sum of the notebooks' wall times) ≤ 2.5 × (number of notebooks × floor wall). The kernels write
 their claim checks to ``_build/bench-ledger.jsonl``, never to the book's ledger, and
 use the default seed.
 """
@@ -27,12 +27,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import nbformat
+from typing import TYPE_CHECKING, Any
 
 from tools import nbrun
 from tools.nbrun import Run
+
+if TYPE_CHECKING:
+    import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOOR_NAME = "(floor: kernel + imports)"
@@ -43,9 +44,9 @@ FLOOR_SOURCE = "import matplotlib\nimport matplotlib.pyplot\nimport numpy\nimpor
 class Budgets:
     """The issue's budgets: per notebook wall and memory, and the suite's factor."""
 
-    wall_s: float = 20.0
+    wall_s: float = 10.0
     rss_mb: float = 1024.0
-    suite_factor: float = 3.0
+    suite_factor: float = 2.5
 
     def suite_wall_s(self, floor_wall_s: float, n_notebooks: int) -> float:
         """``suite_factor × n_notebooks × floor_wall_s``: the whole suite's allowance."""
@@ -54,6 +55,8 @@ class Budgets:
 
 def floor_notebook() -> nbformat.NotebookNode:
     """A notebook with one cell that imports what every lesson imports, and nothing else."""
+    import nbformat
+
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {
         "name": "python3",
@@ -159,13 +162,6 @@ def table(
     return "\n".join(lines)
 
 
-Runner = Callable[[Path, dict[str, str]], Run]
-
-
-def _run_file(path: Path, env: dict[str, str]) -> Run:
-    return nbrun.run_file(path, ROOT, env)
-
-
 def _run_floor(env: dict[str, str]) -> Run:
     return nbrun.execute(floor_notebook(), name=FLOOR_NAME, cwd=ROOT, env=env)
 
@@ -173,7 +169,7 @@ def _run_floor(env: dict[str, str]) -> Run:
 def main(
     argv: Sequence[str] | None = None,
     *,
-    run_file: Runner = _run_file,
+    runner: nbrun.Runner | None = None,
     run_floor: Callable[[dict[str, str]], Run] = _run_floor,
     root: Path = ROOT,
 ) -> int:
@@ -206,27 +202,13 @@ def main(
     for _ in range(max(1, args.floor_runs)):
         floors.append(run_floor({"LIVINGDICT_LEDGER": str(ledger)}))
         print(
-            f"  floor: {floors[-1].wall_s:.2f} s, {floors[-1].peak_rss_mb:.0f} MB",
+            f"  floor: {floors[-1].wall_s:.2f} s, "
+            f"{floors[-1].peak_rss_mb:.0f} MB",
             flush=True,
         )
     floor = min(floors, key=lambda r: (not r.ok, r.wall_s))
-    runs = []
-    for path in paths:
-        name = nbrun.rel_name(path, root)
-        env = {
-            "LIVINGDICT_LEDGER": str(ledger),
-            "LIVINGDICT_NOTEBOOK": name.removesuffix(".ipynb"),
-        }
-        env["LIVINGDICT_SEED"] = (
-            ""  # the default seed, whatever the caller's shell says
-        )
-        runs.append(run_file(path, env))
-        r = runs[-1]
-        status = "ok" if r.ok else f"FAILED: {r.error}"
-        print(
-            f"  {r.path}: {r.wall_s:.2f} s, {r.peak_rss_mb:.0f} MB, {status}",
-            flush=True,
-        )
+    jobs = [nbrun.Job(p) for p in paths]  # the default seed, whatever $SEED
+    runs = nbrun.run_jobs(jobs, root, ledger, runner=runner)
 
     print()
     print(table(floor, runs))

@@ -12,23 +12,36 @@ its pid is known) still counts. The peak is the larger of the two.
 The kernel's environment is the caller's minus ``MPLBACKEND`` (the Makefile exports
 ``Agg`` for scripts; a reader's kernel uses the inline backend, which renders every
 figure to PNG, and that work belongs in the measurement) plus ``env``.
+
+``run_jobs(jobs, root, ledger, parallel=N)`` is the skeleton ``tools.bench`` (serial:
+it measures time) and ``tools.sweep`` (two kernels at once) share: it runs a list of
+(notebook, seed, env) jobs, each kernel with its seed, its name and a ledger of its
+own, and joins the ledgers in the jobs' order. ``find_notebooks`` selects the lessons
+(``livingdict.claims.notebooks``) by file or folder.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-import nbformat
 import psutil
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+
+from livingdict import claims
+
+if TYPE_CHECKING:  # imported when a kernel runs: nbformat costs ~2 s of CPU
+    import nbformat
+    from nbclient import NotebookClient
 
 MB = 1024 * 1024
 POLL_S = 0.02
@@ -57,27 +70,24 @@ class Run:
 def find_notebooks(
     root: Path, targets: Iterable[str | Path] = ()
 ) -> list[Path]:
-    """The notebooks to run, sorted: every ``*.ipynb`` under ``root/notebooks`` or under
-    the given files / folders. Checkpoint and hidden folders are skipped. Raises
-    ``ValueError`` for a target that does not exist or is not a notebook."""
+    """The notebooks to run, sorted: the book's lessons (``claims.notebooks``),
+    or those of them under the given folders, plus the given notebook files.
+    Raises ``ValueError`` for a target that is neither a notebook nor a folder
+    holding a lesson."""
     root = Path(root).resolve()
-    targets = list(targets) or [root / "notebooks"]
+    lessons = [p.resolve() for p in claims.notebooks(root)]
+    if not targets:
+        return lessons
     found: set[Path] = set()
     for t in targets:
         p = Path(t)
         p = (p if p.is_absolute() else Path.cwd() / p).resolve()
-        if p.is_dir():
-            found.update(
-                q
-                for q in p.rglob("*.ipynb")
-                if not any(
-                    part.startswith(".") for part in q.relative_to(p).parts
-                )
-            )
-        elif p.is_file() and p.suffix == ".ipynb":
+        if p.is_file() and p.suffix == ".ipynb":
             found.add(p)
+        elif p.is_dir() and (under := [q for q in lessons if p in q.parents]):
+            found.update(under)
         else:
-            raise ValueError(f"not a notebook or a folder: {t}")
+            raise ValueError(f"not a notebook or a folder of lessons: {t}")
     return sorted(found)
 
 
@@ -153,6 +163,8 @@ class PeakRss(threading.Thread):
 
 
 def _describe(err: BaseException) -> str:
+    from nbclient.exceptions import CellExecutionError
+
     if isinstance(err, CellExecutionError):
         return f"{err.ename}: {err.evalue}"
     text = str(err).strip().splitlines()
@@ -225,6 +237,8 @@ def execute(
     the exception), with the time and memory it used until then. Kernel messages on the
     process's own stderr are appended to the error when the run fails.
     """
+    from nbclient import NotebookClient
+
     client = NotebookClient(
         nb,
         timeout=timeout,
@@ -258,8 +272,86 @@ def run_file(
     seed: int | None = None,
 ) -> Run:
     """Execute the notebook file ``path`` (in its folder) and name it relative to ``root``."""
+    import nbformat
+
     path = Path(path).resolve()
     nb = nbformat.read(path, as_version=4)
     return execute(
         nb, name=rel_name(path, root), cwd=path.parent, env=env, seed=seed
     )
+
+
+@dataclass(frozen=True)
+class Job:
+    """One notebook to run, with its seed (``None``: the lesson's default) and
+    extra kernel environment."""
+
+    path: Path
+    seed: int | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+#: Runs one notebook file with an environment: ``run_file`` bound to a root.
+Runner = Callable[[Path, dict[str, str]], Run]
+
+
+def run_jobs(
+    jobs: Sequence[Job],
+    root: Path,
+    ledger: Path,
+    *,
+    parallel: int = 1,
+    runner: Runner | None = None,
+    out: TextIO | None = None,
+) -> list[Run]:
+    """Run every job in a fresh kernel, ``parallel`` at a time; return their
+    runs in the jobs' order (``Run.seed`` is the job's seed).
+
+    Each kernel gets ``LIVINGDICT_SEED`` (the job's seed, or empty: the
+    lesson's default), ``LIVINGDICT_NOTEBOOK`` (its path relative to ``root``,
+    without ``.ipynb``), a ledger of its own, then the job's ``env``. When all
+    have run, ``ledger`` is rewritten with their ledgers in the jobs' order, so
+    that a parallel run writes what a serial one would. A line is printed to
+    ``out`` (default stdout) as each job ends.
+    """
+    root, out = Path(root), out or sys.stdout
+    if runner is None:
+
+        def runner(path: Path, env: dict[str, str]) -> Run:
+            return run_file(path, root, env)
+
+    runs: list[Run | None] = [None] * len(jobs)
+    with tempfile.TemporaryDirectory(prefix="nbrun-") as tmp:
+        ledgers = [Path(tmp) / f"{i}.jsonl" for i in range(len(jobs))]
+
+        def one(i: int) -> Run:
+            job = jobs[i]
+            env = {
+                "LIVINGDICT_SEED": "" if job.seed is None else str(job.seed),
+                "LIVINGDICT_NOTEBOOK": rel_name(job.path, root).removesuffix(
+                    ".ipynb"
+                ),
+                "LIVINGDICT_LEDGER": str(ledgers[i]),
+                **job.env,
+            }
+            return dataclasses.replace(runner(job.path, env), seed=job.seed)
+
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            futures = {pool.submit(one, i): i for i in range(len(jobs))}
+            for future in as_completed(futures):
+                r = runs[futures[future]] = future.result()
+                seed = "" if r.seed is None else f" seed {r.seed}"
+                status = "ok" if r.ok else f"FAILED: {r.error}"
+                print(
+                    f"  {r.path}{seed}: {r.wall_s:.2f} s, "
+                    f"{r.peak_rss_mb:.0f} MB, {status}",
+                    file=out,
+                    flush=True,
+                )
+        ledger = Path(ledger)
+        ledger.parent.mkdir(parents=True, exist_ok=True)
+        with ledger.open("w", encoding="utf-8") as f:
+            for part in ledgers:
+                if part.exists():
+                    f.write(part.read_text(encoding="utf-8"))
+    return [r for r in runs if r is not None]
