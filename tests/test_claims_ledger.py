@@ -7,17 +7,9 @@ claim whose lesson is built has no ledger line, or its latest line failed.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
+import claims_ledger as ext  # book/_ext: on sys.path through conftest
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-
-import claims_ledger as ext  # noqa: E402
 
 LESSON = "notebooks/00_introduction/01_three_guises"
 REGISTRY = {
@@ -150,59 +142,39 @@ def test_controls_read_as_failed_or_not():
 
 
 # ------------------------------------------------------------- real builds under -W
-CONF = f"""
-import sys
-sys.path.insert(0, {str(ROOT / "book" / "_ext")!r})
-extensions = ["claims_ledger"]
-project = "fixture"
-"""
+PAGES = {
+    "index": "Ledger\n======\n\n.. claims-summary::\n\n.. claims-table::\n"
+    "   :chapter: 0\n\n.. essay-checked::\n\n.. toctree::\n\n   "
+    f"{LESSON}\n",
+    LESSON: "Lesson\n======\n\n.. verdict:: C0.1\n",
+}
 
 
-def _build(
-    tmp_path: Path, ledger_lines: list[dict]
-) -> subprocess.CompletedProcess:
-    src = tmp_path / "src"
-    (src / Path(LESSON).parent).mkdir(parents=True)
-    (src / "conf.py").write_text(CONF)
-    (src / "index.rst").write_text(
-        "Ledger\n======\n\n.. claims-summary::\n\n.. claims-table::\n   :chapter: 0\n\n"
-        ".. essay-checked::\n\n"
-        ".. toctree::\n\n   " + LESSON + "\n"
-    )
-    (src / (LESSON + ".rst")).write_text(
-        "Lesson\n======\n\n.. verdict:: C0.1\n"
-    )
-    ledger = tmp_path / "ledger.jsonl"
-    ledger.write_text("".join(json.dumps(r) + "\n" for r in ledger_lines))
-    env = {**os.environ, "LIVINGDICT_LEDGER": str(ledger)}
-    cmd = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-W",
-        "--keep-going",
-        "-q",
-        "-b",
-        "html",
-    ]
-    return subprocess.run(
-        [*cmd, str(src), str(tmp_path / "html")],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+@pytest.fixture
+def build(tmp_path, fixture_book):
+    """A fixture book (conftest) built under -W with the given ledger lines."""
+
+    def run(ledger_lines: list[dict]):
+        book = fixture_book(PAGES)
+        ledger = tmp_path / "ledger.jsonl"
+        ledger.write_text("".join(json.dumps(r) + "\n" for r in ledger_lines))
+        return book.build(ledger)
+
+    return run
 
 
 @pytest.mark.slow
-def test_build_passes_and_shows_the_numbers(tmp_path):
-    result = _build(tmp_path, [rec("C0.1", True, measured=1.5e-7)])
+def test_build_passes_and_shows_the_numbers(tmp_path, build):
+    result = build([rec("C0.1", True, measured=1.5e-7)])
     assert result.returncode == 0, result.stderr
     html = (tmp_path / "html" / "index.html").read_text()
     assert "✓ passed" in html and "claim-verdict-holds" in html
     assert "largest error: 1.5e-07 (needed &lt; 2)" in html
     assert "controls: 2 of 2 failed, as they must" in html
     # the answer page: the essay's phrase, the verdict, why, the lesson
-    assert "「同一のモノである」" in html and "identity of linear algebra" in html
+    assert (
+        "「同一のモノである」" in html and "identity of linear algebra" in html
+    )
     assert f'href="{LESSON}.html"' in html
     lesson = (tmp_path / "html" / (LESSON + ".html")).read_text()
     assert 'class="verdict tip admonition"' in lesson and "seed 0" in lesson
@@ -212,8 +184,8 @@ def test_build_passes_and_shows_the_numbers(tmp_path):
 
 
 @pytest.mark.slow
-def test_build_fails_without_a_ledger_line(tmp_path):
-    result = _build(tmp_path, [])
+def test_build_fails_without_a_ledger_line(build):
+    result = build([])
     assert result.returncode != 0
     assert (
         "claim C0.1: its lesson" in result.stderr
@@ -222,10 +194,8 @@ def test_build_fails_without_a_ledger_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_build_fails_when_the_latest_line_failed(tmp_path):
-    result = _build(
-        tmp_path, [rec("C0.1", True), rec("C0.1", False, measured=0.42)]
-    )
+def test_build_fails_when_the_latest_line_failed(build):
+    result = build([rec("C0.1", True), rec("C0.1", False, measured=0.42)])
     assert result.returncode != 0
     assert "claim C0.1: the latest check in the ledger failed" in result.stderr
     assert "0.42" in result.stderr

@@ -7,19 +7,15 @@ bibliography on its landing page, and the book's full bibliography.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import pytest
+
+BIB = Path(__file__).resolve().parents[1] / "book" / "references.bib"
 CONF = f"""
-import sys
-sys.path.insert(0, {str(ROOT / "book" / "_ext")!r})
-extensions = ["claims_ledger", "sphinxcontrib.bibtex"]
-bibtex_bibfiles = [{str(ROOT / "book" / "references.bib")!r}]
+bibtex_bibfiles = [{str(BIB)!r}]
 bibtex_reference_style = "author_year"
 suppress_warnings = ["bibtex.duplicate_citation"]
-project = "fixture"
 """
 PAGES = {
     "index": "Book\n====\n\n.. toctree::\n\n   ch1\n   ch4\n   ch0\n   bibliography\n",
@@ -34,28 +30,18 @@ PAGES = {
 }
 
 
-def test_citations_link_to_their_chapters_list(tmp_path):
-    src = tmp_path / "src"
-    src.mkdir()
-    (src / "conf.py").write_text(CONF)
-    for name, text in PAGES.items():
-        (src / f"{name}.rst").write_text(text)
-    cmd = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-W",
-        "-q",
-        "-b",
-        "html",
-        str(src),
-        str(tmp_path / "o"),
-    ]
-    result = subprocess.run(cmd, capture_output=True, text=True)
+@pytest.mark.slow
+def test_citations_link_to_their_chapters_list(fixture_book):
+    book = fixture_book(
+        PAGES,
+        extensions=("claims_ledger", "sphinxcontrib.bibtex"),
+        conf=CONF,
+    )
+    result = book.build()
     assert result.returncode == 0, result.stderr
 
     def target(page: str) -> str:
-        html = (tmp_path / "o" / f"{page}.html").read_text()
+        html = book.html(page)
         (href,) = set(
             re.findall(
                 r'class="reference internal" href="([^"#]*)#id\d+"', html
