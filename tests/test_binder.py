@@ -36,6 +36,7 @@ def dockerfile() -> tuple[str, str]:
     return result.stdout, result.stderr
 
 
+@pytest.mark.slow
 def test_repo2docker_builds_the_conda_environment(dockerfile):
     out, err = dockerfile
     assert "Building conda environment for python=3.11" in err
@@ -48,6 +49,7 @@ def test_repo2docker_builds_the_conda_environment(dockerfile):
     )
 
 
+@pytest.mark.slow
 def test_repo2docker_runs_postbuild_after_copying_the_repository(dockerfile):
     out, _ = dockerfile
     env_update = out.index('--file "environment.yml"')

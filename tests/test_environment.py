@@ -5,6 +5,8 @@ import tomllib
 from pathlib import Path
 
 import yaml
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 ROOT = Path(__file__).resolve().parents[1]
 CONDA_TO_PYPI = {"pytorch-cpu": "torch", "jupyter-book": "jupyter-book"}
@@ -61,15 +63,61 @@ def test_lock_pins_every_declared_package():
     assert not missing, f"not pinned in constraints.txt: {sorted(missing)}"
 
 
-def test_torch_is_the_cpu_pin_everywhere():
-    assert lock_pins()["torch"] == "2.13.0"
+def declared() -> dict[str, list[Requirement]]:
+    """Every requirement of pyproject.toml (dependencies and extras), by name."""
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert "torch==2.13.0" in meta["dependencies"]
+    reqs = meta["dependencies"] + [
+        r for extra in meta["optional-dependencies"].values() for r in extra
+    ]
+    out: dict[str, list[Requirement]] = {}
+    for r in map(Requirement, reqs):
+        out.setdefault(norm(r.name), []).append(r)
+    return out
+
+
+def environment_specs() -> dict[str, SpecifierSet]:
+    """The version ranges environment.yml gives (conda's ``name>=x`` and
+    ``name=x``; its pip section as pip reads it)."""
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    specs = {}
+    for dep in env["dependencies"]:
+        for item in dep["pip"] if isinstance(dep, dict) else [dep]:
+            name = req_name(item)
+            spec = item.strip()[len(name) :].strip()
+            spec = re.sub(r"^=(?!=)", "==", spec)  # conda's name=x
+            specs[norm(CONDA_TO_PYPI.get(name, name))] = SpecifierSet(spec)
+    return specs
+
+
+def test_the_lock_satisfies_every_declared_range():
+    """The lock pins versions pyproject.toml allows (torch's exact pin too)."""
+    pins = lock_pins()
+    for name, reqs in declared().items():
+        for req in reqs:
+            assert req.specifier.contains(pins[name], prereleases=True), (
+                f"constraints.txt pins {name}=={pins[name]}, outside {req}"
+            )
+
+
+def test_binder_admits_the_locked_versions():
+    """environment.yml's ranges contain the lock's versions (torch as
+    pytorch-cpu, which must be the CPU build)."""
+    pins = lock_pins()
+    for name, spec in environment_specs().items():
+        if name in NOT_PACKAGES:
+            continue
+        assert spec.contains(pins[name], prereleases=True), (
+            f"environment.yml allows {name}{spec}, the lock pins {pins[name]}"
+        )
     env = (ROOT / "environment.yml").read_text()
     assert "pytorch-cpu" in env and "cuda" not in env.lower()
 
 
-def test_jupyter_book_stays_below_2():
-    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert "jupyter-book>=1.0.4,<2" in meta["optional-dependencies"]["book"]
-    assert lock_pins()["jupyter-book"].startswith("1.")
+def test_the_book_stays_on_jupyter_book_1():
+    """The book is a jupyter-book 1 project (_config.yml + _toc.yml), which
+    jupyter-book 2 does not build: every range of it must exclude 2."""
+    assert (ROOT / "_toc.yml").is_file() and (ROOT / "_config.yml").is_file()
+    ranges = [r.specifier for r in declared()["jupyter-book"]]
+    ranges.append(environment_specs()["jupyter-book"])
+    for spec in ranges:
+        assert not spec.contains("2.0.0"), spec

@@ -78,6 +78,7 @@ def test_zizmor_finds_nothing():
     assert "No findings" in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_actionlint_passes_the_workflow():
     result = subprocess.run(
         _actionlint(), cwd=ROOT, capture_output=True, text=True, timeout=120
@@ -85,6 +86,7 @@ def test_actionlint_passes_the_workflow():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_actionlint_fails_a_broken_workflow(tmp_path):
     folder = tmp_path / ".github" / "workflows"
     folder.mkdir(parents=True)

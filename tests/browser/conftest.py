@@ -22,18 +22,12 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import bookconfig  # tests/: on sys.path through tests/conftest.py
 import pytest
-
-sys.path.insert(
-    0, str(Path(__file__).resolve().parents[1])
-)  # tests/bookconfig.py
-
-import bookconfig  # noqa: E402
 
 if not os.environ.get("LIVINGDICT_BROWSER"):
     collect_ignore_glob = ["test_*.py"]

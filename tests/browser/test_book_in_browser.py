@@ -56,6 +56,7 @@ def _pages() -> list[str]:
 
 
 PAGES = _pages()
+pytestmark = pytest.mark.slow  # a browser on a built book
 LESSONS = [p for p in PAGES if p.startswith("notebooks/")]
 
 
