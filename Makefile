@@ -69,9 +69,13 @@ static: install
 	$(BIN)/ruff format --check src tests notebooks tools book/_ext
 	$(BIN)/python -m tools.static_checks
 
+# Every lesson under nbval, two kernels at a time. Each lesson that passes is
+# kept, executed, in the book's jupyter-cache (tools/nbcache.py), and its checks
+# in the book's ledger, so the book build after it executes nothing twice.
 notebooks: install
-	LIVINGDICT_LEDGER=$(CURDIR)/_build/nbval-ledger.jsonl \
-	$(BIN)/python -m pytest -q --nbval-lax -n 2 --dist loadfile notebooks
+	LIVINGDICT_LEDGER=$(CURDIR)/_build/ledger.jsonl \
+	$(BIN)/python -m pytest -q --nbval-lax -n 2 --dist loadfile \
+	    -p tools.nbcache --nbcache $(CURDIR)/_build/.jupyter_cache notebooks
 
 build-strict: install
 	$(BIN)/jupyter-book build . -n -W --keep-going

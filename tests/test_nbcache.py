@@ -1,0 +1,54 @@
+"""tools.nbcache: a notebook that passed nbval lands in the book's cache."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+
+def notebook(path: Path, *sources: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_markdown_cell("# t")]
+    nb.cells += [nbformat.v4.new_code_cell(s) for s in sources]
+    nbformat.write(nb, path)
+    return path
+
+
+def run_nbval(cache: Path, *paths: Path) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "tools.nbcache"]
+    cmd += ["--nbcache", str(cache), "--nbval-lax", "-p", "no:cacheprovider"]
+    return subprocess.run(
+        [*cmd, *map(str, paths)], cwd=ROOT, capture_output=True, text=True
+    )
+
+
+def test_passed_notebooks_are_cached_with_their_outputs(tmp_path):
+    from jupyter_cache import get_cache
+
+    good = notebook(tmp_path / "good.ipynb", "x = 6 * 7", "print(x)")
+    bad = notebook(tmp_path / "bad.ipynb", "print('first')", "1 / 0")
+    result = run_nbval(tmp_path / "cache", good, bad)
+    assert result.returncode == 1, result.stdout  # bad.ipynb fails
+    cache = get_cache(str(tmp_path / "cache"))
+    record = cache.match_cache_notebook(nbformat.read(good, 4))
+    _, merged = cache.merge_match_into_notebook(nbformat.read(good, 4))
+    assert merged.cells[2].outputs[0]["text"] == "42\n"
+    assert record.data["execution_seconds"] > 0
+    with pytest.raises(KeyError):
+        cache.match_cache_notebook(nbformat.read(bad, 4))
+    # an edited notebook no longer matches what was executed
+    notebook(good, "x = 6 * 8", "print(x)")
+    with pytest.raises(KeyError):
+        cache.match_cache_notebook(nbformat.read(good, 4))

@@ -1,0 +1,89 @@
+"""pytest plugin: each lesson nbval executes becomes the book's executed copy.
+
+``make test`` runs every lesson under nbval (the notebook test suite), then
+builds the book. Without this plugin the book build executes every lesson a
+second time. With it (``pytest -p tools.nbcache --nbcache DIR --nbval-lax``),
+a notebook whose cells all passed is stored, with the outputs nbval's kernel
+produced, in the jupyter-cache ``DIR`` that the book build reads
+(``_build/.jupyter_cache``). myst-nb finds a stored notebook by the hash of
+its code cells, so a lesson edited after the test run no longer matches and
+the build executes it itself. A lesson with a failing cell is not stored.
+
+This changes nothing about what is tested: nbval executes every cell as
+before; the plugin only keeps what the execution produced.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_expected: dict[Path, int] = {}
+_done: dict[Path, int] = defaultdict(int)
+_failed: set[Path] = set()
+_started: dict[Path, float] = {}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--nbcache",
+        metavar="DIR",
+        help="store each notebook that passed, executed, in this jupyter-cache",
+    )
+
+
+def _notebook(item: pytest.Item) -> Path | None:
+    """The notebook an nbval cell item belongs to (``None`` for others)."""
+    parent = getattr(item, "parent", None)
+    if hasattr(item, "cell") and hasattr(parent, "nb"):
+        return Path(str(parent.fspath)).resolve()
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = _notebook(item)
+        if path is not None:
+            _expected[path] = _expected.get(path, 0) + 1
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any):
+    outcome = yield
+    path = _notebook(item)
+    if path is None or not item.config.getoption("nbcache"):
+        return
+    report = outcome.get_result()
+    _started.setdefault(path, time.perf_counter())
+    if report.failed or report.skipped:
+        _failed.add(path)
+    if call.when != "call":
+        return
+    outputs = getattr(item, "test_outputs", None)
+    if outputs is not None:  # the executed cell keeps what the kernel showed
+        item.cell.outputs = list(outputs)
+    _done[path] += 1
+    if _done[path] == _expected.get(path) and path not in _failed:
+        store(
+            Path(item.config.getoption("nbcache")),
+            path,
+            item.parent.nb,
+            time.perf_counter() - _started[path],
+        )
+
+
+def store(cache_dir: Path, path: Path, nb: Any, seconds: float) -> None:
+    """Put the executed notebook ``nb`` (read from ``path``) into the cache."""
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    cache = get_cache(str(cache_dir))
+    cache.cache_notebook_bundle(
+        CacheBundleIn(nb, str(path), data={"execution_seconds": seconds}),
+        check_validity=False,
+        overwrite=True,
+    )
