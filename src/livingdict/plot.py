@@ -64,6 +64,19 @@ def use_style() -> None:
             "lines.linewidth": 1.8,
         }
     )
+    _retina()
+
+
+def _retina() -> None:
+    """In a notebook, draw PNGs at twice the pixels, shown at the same size
+    (sharp on high-resolution screens; the page still sees ``WIDTH``)."""
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return
+    if get_ipython() is not None:
+        set_matplotlib_formats("retina")
 
 
 def heatmap(
