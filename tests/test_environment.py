@@ -30,15 +30,22 @@ def pyproject_names() -> set[str]:
     return {req_name(r) for r in reqs}
 
 
-def environment_names() -> set[str]:
+def environment_specs() -> dict[str, SpecifierSet]:
+    """The version ranges environment.yml gives (conda's ``name>=x`` and
+    ``name=x``; its pip section as pip reads it)."""
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    names = set()
+    specs = {}
     for dep in env["dependencies"]:
-        items = dep["pip"] if isinstance(dep, dict) else [dep]
-        for item in items:
+        for item in dep["pip"] if isinstance(dep, dict) else [dep]:
             name = req_name(item)
-            names.add(norm(CONDA_TO_PYPI.get(name, name)))
-    return names - NOT_PACKAGES
+            spec = item.strip()[len(name) :].strip()
+            spec = re.sub(r"^=(?!=)", "==", spec)  # conda's name=x
+            specs[norm(CONDA_TO_PYPI.get(name, name))] = SpecifierSet(spec)
+    return specs
+
+
+def environment_names() -> set[str]:
+    return set(environment_specs()) - NOT_PACKAGES
 
 
 def lock_pins() -> dict[str, str]:
@@ -73,20 +80,6 @@ def declared() -> dict[str, list[Requirement]]:
     for r in map(Requirement, reqs):
         out.setdefault(norm(r.name), []).append(r)
     return out
-
-
-def environment_specs() -> dict[str, SpecifierSet]:
-    """The version ranges environment.yml gives (conda's ``name>=x`` and
-    ``name=x``; its pip section as pip reads it)."""
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    specs = {}
-    for dep in env["dependencies"]:
-        for item in dep["pip"] if isinstance(dep, dict) else [dep]:
-            name = req_name(item)
-            spec = item.strip()[len(name) :].strip()
-            spec = re.sub(r"^=(?!=)", "==", spec)  # conda's name=x
-            specs[norm(CONDA_TO_PYPI.get(name, name))] = SpecifierSet(spec)
-    return specs
 
 
 def test_the_lock_satisfies_every_declared_range():
