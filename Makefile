@@ -28,7 +28,8 @@ TORCH_PIN   := $(shell grep -m1 '^torch==' constraints.txt)
 PIP         := $(BIN)/python -m pip install --disable-pip-version-check
 REACHABLE    = $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=10)" 2>/dev/null
 
-.PHONY: install book test unit tests static notebooks build-strict browser lab bench sweep lock clean
+.PHONY: install book test unit tests static notebooks execute conf build build-strict \
+        gettext i18n-update i18n-current browser lab bench sweep lock clean
 
 install: $(STAMP)
 
@@ -49,11 +50,13 @@ $(STAMP): constraints.txt pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
-book: install
-	$(BIN)/jupyter-book build . -n -W --keep-going
-	@echo "Book: $(CURDIR)/_build/html/index.html"
+# Both editions from one source: execute every lesson missing from the
+# jupyter-cache (two at a time), build the English book (the site's root) and
+# the Japanese one (_build/html/ja) from the same executed notebooks.
+book: build
+	@echo "Book: $(CURDIR)/_build/html/index.html (日本語: _build/html/ja/index.html)"
 
-test: install static tests notebooks build-strict browser
+test: install static tests notebooks i18n-current build browser
 	@echo "make test: all passed"
 
 # the fast inner loop while writing: no kernels, Sphinx, repo2docker or browsers
@@ -68,6 +71,7 @@ static: install
 	$(BIN)/ruff check src tests notebooks tools book/_ext
 	$(BIN)/ruff format --check src tests notebooks tools book/_ext
 	$(BIN)/python -m tools.static_checks
+	$(BIN)/python -m tools.i18n_check $(I18N_CHECK_FLAGS)
 
 # Every lesson under nbval, two kernels at a time. Each lesson that passes is
 # kept, executed, in the book's jupyter-cache (tools/nbcache.py), and its checks
@@ -77,13 +81,46 @@ notebooks: install
 	$(BIN)/python -m pytest -q --nbval-lax -n 2 --dist loadfile \
 	    -p tools.nbcache --nbcache $(CURDIR)/_build/.jupyter_cache notebooks
 
-build-strict: install
+LEDGER := $(CURDIR)/_build/ledger.jsonl
+SPHINX := $(BIN)/sphinx-build -c _build/conf -n -W --keep-going -q
+
+execute: install
+	LIVINGDICT_LEDGER=$(LEDGER) $(BIN)/python -m tools.nbcache execute
+
+# the Sphinx configuration jupyter-book would use, for sphinx-build -c
+conf: install
+	$(BIN)/python -m tools.sphinx_conf
+
+# -n -W: a warning (a broken reference, a failed claim) fails the build. The
+# Japanese build reuses the executed notebooks; it fails if it executes one.
+build: execute conf
 	$(BIN)/jupyter-book build . -n -W --keep-going
+	$(SPHINX) -b html -D language=ja . _build/ja/html -d _build/ja/.doctrees \
+	    > _build/ja.log 2>&1 || { tail -40 _build/ja.log; exit 1; }
+	@! grep -q "Executing notebook" _build/ja.log || \
+	    { echo "the Japanese build executed a notebook"; exit 1; }
+	rm -rf _build/html/ja && cp -r _build/ja/html _build/html/ja
+
+build-strict: build
+
+# --- translations: locale/ja/LC_MESSAGES/<page>.po (README, "Two editions") ---
+# extract every translatable message (the lessons must have run: the captions
+# and the verdict boxes' words come from their outputs and the ledger)
+gettext: execute conf
+	$(SPHINX) -b gettext . _build/gettext -d _build/.doctrees-gettext
+
+# bring the catalogs up to date after an English edit, then translate
+i18n-update: gettext
+	$(BIN)/sphinx-intl update -p _build/gettext -l ja -d locale
+
+# every catalog matches the English it translates (make static checks the rest)
+i18n-current: gettext
+	$(BIN)/python -m tools.i18n_check --pot _build/gettext $(I18N_CHECK_FLAGS)
 
 # The book just built, in headless Debian Chromium (tests/browser): console errors, figures,
 # verdicts, launch buttons, alt text, search, dark mode; screenshots in _build/screenshots.
 # Skips without /usr/bin/chromium unless LIVINGDICT_REQUIRE_TOOLS=1 (.ci/run sets it).
-browser: build-strict
+browser: build
 	LIVINGDICT_BROWSER=1 LIVINGDICT_HTML=$(CURDIR)/_build/html $(BIN)/python -m pytest -q tests/browser
 
 lab: install

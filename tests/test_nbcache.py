@@ -52,3 +52,24 @@ def test_passed_notebooks_are_cached_with_their_outputs(tmp_path):
     notebook(good, "x = 6 * 8", "print(x)")
     with pytest.raises(KeyError):
         cache.match_cache_notebook(nbformat.read(good, 4))
+
+
+def test_execute_runs_only_what_the_cache_lacks(tmp_path, capsys):
+    from jupyter_cache import get_cache
+
+    from tools import nbcache
+
+    lessons = tmp_path / "notebooks" / "00_x"
+    lessons.mkdir(parents=True)
+    good = notebook(lessons / "01_good.ipynb", "print(6 * 7)")
+    notebook(lessons / "02_bad.ipynb", "1 / 0")
+    cache_dir = tmp_path / "cache"
+    assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 1
+    out, err = capsys.readouterr()
+    assert "2 of 2 lessons to execute" in out
+    assert "02_bad.ipynb failed" in err and "ZeroDivisionError" in err
+    cache = get_cache(str(cache_dir))
+    _, merged = cache.merge_match_into_notebook(nbformat.read(good, 4))
+    assert merged.cells[1].outputs[0]["text"] == "42\n"
+    assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 1
+    assert "1 of 2 lessons to execute" in capsys.readouterr().out

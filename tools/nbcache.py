@@ -11,10 +11,18 @@ the build executes it itself. A lesson with a failing cell is not stored.
 
 This changes nothing about what is tested: nbval executes every cell as
 before; the plugin only keeps what the execution produced.
+
+``python -m tools.nbcache execute`` is ``make book``'s first step: it
+executes every lesson that has no match in the cache, two at a time
+(jupyter-cache's parallel executor), so that the book build itself executes
+nothing. A lesson that fails there stops ``make book`` with its traceback.
 """
 
 from __future__ import annotations
 
+import argparse
+import logging
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -87,3 +95,53 @@ def store(cache_dir: Path, path: Path, nb: Any, seconds: float) -> None:
         check_validity=False,
         overwrite=True,
     )
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def execute(root: Path, cache_dir: Path, timeout: int = 600) -> int:
+    """Execute, in parallel, every lesson with no match in ``cache_dir``;
+    return the number that failed (their tracebacks are printed)."""
+    from jupyter_cache import get_cache
+    from jupyter_cache.executors import load_executor
+
+    from livingdict.claims import notebooks
+
+    cache = get_cache(str(cache_dir))
+    paths = notebooks(root)
+    known = {r.uri for r in cache.list_project_records()}
+    for path in paths:
+        if str(path) not in known:
+            cache.add_nb_to_project(str(path))
+    todo = cache.list_unexecuted([str(p) for p in paths])
+    print(
+        f"nbcache: {len(todo)} of {len(paths)} lessons to execute", flush=True
+    )
+    if not todo:
+        return 0
+    logger = logging.getLogger("nbcache")
+    executor = load_executor("local-parallel", cache=cache, logger=logger)
+    result = executor.run_and_cache(
+        filter_uris=[r.uri for r in todo], timeout=timeout
+    )
+    failed = [*result.excepted, *result.errored]
+    for uri in failed:
+        record = cache.get_project_record(uri)
+        print(f"nbcache: {uri} failed:\n{record.traceback}", file=sys.stderr)
+    return len(failed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.nbcache")
+    ap.add_argument("command", choices=["execute"])
+    ap.add_argument(
+        "--cache", type=Path, default=ROOT / "_build" / ".jupyter_cache"
+    )
+    ap.add_argument("--timeout", type=int, default=600)
+    args = ap.parse_args(argv)
+    return 1 if execute(ROOT, args.cache, args.timeout) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

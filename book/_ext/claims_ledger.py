@@ -44,6 +44,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from claims_i18n import _  # the "claims" gettext domain (beside this file)
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
@@ -71,6 +72,15 @@ CHECK_TEXT = {
     "unbuilt": "not built",
     "pending": "",
 }
+if False:  # the words above and the verdicts, for the "claims" catalog
+    _("✓ passed"), _("✗ FAILED"), _("✗ no ledger line"), _("not built")
+    _("holds"), _("holds with caveats"), _("does not hold"), _("pending")
+    _("conclusion holds, reason does not")
+
+
+def _check_text(status: str) -> str:
+    """How a check's status reads, in the reader's language."""
+    return _(CHECK_TEXT[status]) if CHECK_TEXT[status] else ""
 
 
 # --------------------------------------------------------------------------- logic
@@ -273,7 +283,7 @@ def _badge(verdict: str | None) -> nodes.Node:
     text = verdict or "pending"
     slug = "-".join(re.findall(r"[a-z]+", text))
     return nodes.inline(
-        text=text, classes=["claim-verdict", f"claim-verdict-{slug}"]
+        text=_(text), classes=["claim-verdict", f"claim-verdict-{slug}"]
     )
 
 
@@ -281,26 +291,26 @@ def _summary(app: Sphinx, latest: dict) -> nodes.Node:
     reg = claims.registry()
     counts = summary_counts(reg, latest, _built(app))
     para = nodes.paragraph(classes=["claims-summary"])
-    para += nodes.strong(text=f"{len(reg)} claims")
-    para += nodes.Text(" registered. ")
+    para += nodes.strong(text=_("{n} claims").format(n=len(reg)))
+    para += nodes.Text(_(" registered. "))
     parts = [(counts[v], v, _badge(v)) for v in VERDICTS]
     parts.append((counts["pending"], "pending", _badge(None)))
-    for i, (n, _, badge) in enumerate(parts):
+    for i, (n, _verdict, badge) in enumerate(parts):
         para += nodes.strong(text=str(n))
         para += nodes.Text(" ")
         para += badge
         para += nodes.Text(" · " if i < len(parts) - 1 else ". ")
     extra = [
-        f"{counts[s]} {CHECK_TEXT[s]}"
+        f"{counts[s]} {_check_text(s)}"
         for s in ("unbuilt", "missing", "failed")
         if counts[s]
     ]
     if extra:
         para += nodes.emphasis(
-            text="Not checked in this build: " + ", ".join(extra) + "."
+            text=_("Not checked in this build: ") + ", ".join(extra) + "."
         )
     else:
-        para += nodes.Text("Every check that ran in this build passed.")
+        para += nodes.Text(_("Every check that ran in this build passed."))
     return para
 
 
@@ -313,14 +323,14 @@ def _quantities_table(rec: Mapping[str, Any]) -> nodes.Node:
         group += nodes.colspec(colwidth=width)
     thead, tbody = nodes.thead(), nodes.tbody()
     hrow = nodes.row()
-    for h in ("quantity", "measured", "needed"):
+    for h in (_("quantity"), _("measured"), _("needed")):
         hrow += nodes.entry("", nodes.paragraph(text=h))
     thead += hrow
     group += thead
     group += tbody
     for name, value, needed in quantity_rows(rec):
         row = nodes.row()
-        for text in (name, value, needed):
+        for text in (_(name), value, needed):
             row += nodes.entry("", nodes.paragraph(text=text))
         tbody += row
     return table
@@ -331,9 +341,9 @@ def _controls_list(rec: Mapping[str, Any]) -> nodes.Node:
     items = nodes.bullet_list(classes=["claim-controls"])
     for name, failed in control_lines(rec):
         para = nodes.paragraph()
-        para += nodes.Text(name + " — ")
+        para += nodes.Text(_(name) + " — ")
         para += nodes.strong(
-            text="failed the test ✓" if failed else "PASSED the test ✗"
+            text=_("failed the test ✓") if failed else _("PASSED the test ✗")
         )
         items += nodes.list_item("", para)
     return items
@@ -350,10 +360,11 @@ def _table(
         for e in reg.values()
         if chapter is None or str(e["chapter"]) == str(chapter)
     ]
-    header = ["claim", "statement and lesson", "verdict", "what was measured"]
+    header = [_("claim"), _("statement and lesson"), _("verdict")]
+    header.append(_("what was measured"))
     widths = [8, 40, 16, 36]
     if chapter is None:
-        header.insert(2, "essay section")
+        header.insert(2, _("essay section"))
         widths = [7, 32, 14, 15, 32]
     table = nodes.table(classes=["claims-ledger", "colwidths-given"])
     group = nodes.tgroup(cols=len(header))
@@ -374,32 +385,35 @@ def _table(
         idpar += nodes.strong(
             "", "", _doc_link(app, fromdoc, e.get("notebook"), e["id"])
         )
-        statement = nodes.paragraph(text=e["claim"].strip())
+        statement = nodes.paragraph(text=_(e["claim"].strip()))
         lesson = nodes.paragraph(classes=["claim-lesson"])
         if e.get("notebook"):
             nb = e["notebook"]
             title = app.env.titles[nb].astext() if nb in app.env.titles else nb
-            lesson += nodes.Text("Lesson: ")
+            lesson += nodes.Text(_("Lesson: "))
             lesson += _doc_link(app, fromdoc, nb, title)
         else:
-            lesson += nodes.emphasis(text="Lesson not written yet.")
+            lesson += nodes.emphasis(text=_("Lesson not written yet."))
         shown = rec is not None and status in ("passed", "failed")
         measured = nodes.line_block()
         if shown:
             for name, value, needed in quantity_rows(rec):
-                need = "" if needed == "—" else f" (needed {needed})"
-                measured += nodes.line(text=f"{name}: {value}{need}")
+                need = "" if needed == "—" else _(" (needed {condition})")
+                need = need.format(condition=needed)
+                measured += nodes.line(text=f"{_(name)}: {value}{need}")
             controls = control_lines(rec)
-            failed = sum(ok for _, ok in controls)
+            failed = sum(ok for _name, ok in controls)
             measured += nodes.line(
-                text=f"controls: {failed} of {len(controls)} failed, as they must",
+                text=_(
+                    "controls: {failed} of {n} failed, as they must"
+                ).format(failed=failed, n=len(controls)),
                 classes=["claim-controls-count"],
             )
         else:
             measured += nodes.line(text="—")
-        check = CHECK_TEXT[status] + (
-            f", seed {rec.get('seed')}" if shown else ""
-        )
+        check = _check_text(status)
+        if shown:
+            check += _(", seed {seed}").format(seed=rec.get("seed"))
         cells: list[list[nodes.Node]] = [
             [idpar],
             [statement, lesson],
@@ -412,7 +426,11 @@ def _table(
         if chapter is None:
             cells.insert(
                 2,
-                [nodes.paragraph(text=chapters[str(e["chapter"])]["section"])],
+                [
+                    nodes.paragraph(
+                        text=_(chapters[str(e["chapter"])]["section"])
+                    )
+                ],
             )
         row = nodes.row(classes=[f"claim-{status}"])
         for content in cells:
@@ -434,9 +452,12 @@ def _verdict_box(
     )
     box = nodes.admonition(classes=["verdict", cls])
     if len(verdicts) == 1:
-        box += nodes.title(text=f"Verdict: {next(iter(verdicts))}")
+        verdict = _(next(iter(verdicts)))
+        box += nodes.title(
+            text=_("Verdict: {verdict}").format(verdict=verdict)
+        )
     else:
-        box += nodes.title(text="Verdicts")
+        box += nodes.title(text=_("Verdicts"))
     for cid in ids:
         e = reg[cid]
         rec = latest.get(cid)
@@ -444,20 +465,22 @@ def _verdict_box(
         para = nodes.paragraph(classes=["verdict-claim"])
         para += nodes.strong(text=f"{cid} ")
         para += _badge(e.get("verdict"))
-        para += nodes.Text(" " + e["claim"].strip())
+        para += nodes.Text(" " + _(e["claim"].strip()))
         box += para
         if rec is not None and status in ("passed", "failed"):
             box += _quantities_table(rec)
             head = nodes.paragraph(classes=["verdict-controls-head"])
-            head += nodes.strong(text="What would have failed")
+            head += nodes.strong(text=_("What would have failed"))
             head += nodes.Text(
-                " (the same test applied to something that must fail it):"
+                _(" (the same test applied to something that must fail it):")
             )
             box += head
             box += _controls_list(rec)
             foot = nodes.paragraph(classes=["verdict-check"])
             foot += nodes.Text(
-                f"{CHECK_TEXT[status]} in this build (seed {rec.get('seed')})."
+                _("{check} in this build (seed {seed}).").format(
+                    check=_check_text(status), seed=rec.get("seed")
+                )
             )
             box += foot
         else:
@@ -465,7 +488,9 @@ def _verdict_box(
                 "",
                 "",
                 nodes.emphasis(
-                    text=f"Check: {CHECK_TEXT[status] or 'pending'}."
+                    text=_("Check: {status}.").format(
+                        status=_check_text(status) or _("pending")
+                    )
                 ),
             )
     index = next(
@@ -478,8 +503,8 @@ def _verdict_box(
     )
     if index:
         foot = nodes.paragraph(classes=["verdict-ledger-link"])
-        foot += nodes.Text("Every claim and its numbers: ")
-        foot += _doc_link(app, fromdoc, index, "the claims ledger")
+        foot += nodes.Text(_("Every claim and its numbers: "))
+        foot += _doc_link(app, fromdoc, index, _("the claims ledger"))
         foot += nodes.Text(".")
         box += foot
     return box
@@ -495,9 +520,9 @@ def _essay_checked(app: Sphinx, fromdoc: str, latest: dict) -> nodes.Node:
             continue
         section = nodes.container(classes=["essay-chapter"])
         head = nodes.paragraph(classes=["essay-chapter-title"])
-        head += nodes.strong(text=meta["title"])
+        head += nodes.strong(text=_(meta["title"]))
         if chapter != "B":
-            head += nodes.Text(f" — {meta['section']}")
+            head += nodes.Text(f" — {_(meta['section'])}")
         section += head
         items = nodes.bullet_list(classes=["essay-claims"])
         for e in entries:
@@ -509,22 +534,23 @@ def _essay_checked(app: Sphinx, fromdoc: str, latest: dict) -> nodes.Node:
                     text=f"「{e['essay']}」", classes=["essay-phrase"]
                 )
                 said += nodes.Text(" ")
-            said += nodes.Text(e["claim"].strip())
+            said += nodes.Text(_(e["claim"].strip()))
             item += said
             answer = nodes.paragraph(classes=["essay-answer"])
             answer += _badge(e.get("verdict"))
             if e.get("why"):
-                answer += nodes.Text(" " + e["why"].strip())
+                answer += nodes.Text(" " + _(e["why"].strip()))
             if e.get("notebook"):
                 nb = e["notebook"]
                 title = (
                     app.env.titles[nb].astext() if nb in app.env.titles else nb
                 )
                 answer += nodes.Text(" ")
-                answer += _doc_link(app, fromdoc, nb, f"Lesson: {title} →")
+                link = _("Lesson: {title} →").format(title=title)
+                answer += _doc_link(app, fromdoc, nb, link)
             if status != "passed":
                 answer += nodes.emphasis(
-                    text=f" ({CHECK_TEXT[status] or 'pending'})"
+                    text=f" ({_check_text(status) or _('pending')})"
                 )
             item += answer
             items += item
@@ -599,9 +625,8 @@ def _add_static(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.setup_extension(
-        "page_fixes"
-    )  # beside this file: fixes every page needs
+    app.setup_extension("page_fixes")  # beside this file: fixes every page
+    app.setup_extension("claims_i18n")  # beside this file: the claims domain
     app.add_node(claims_placeholder)
     app.add_directive("claims-summary", ClaimsSummary)
     app.add_directive("claims-table", ClaimsTable)
