@@ -1,0 +1,112 @@
+"""The Japanese edition's machinery: catalogs checked, links between editions."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+
+import claims_i18n  # noqa: E402
+import lang_switch  # noqa: E402
+
+from livingdict import claims  # noqa: E402
+from tools import i18n_check  # noqa: E402
+
+PO_HEAD = (
+    'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+)
+
+
+def po(path: Path, entries: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(PO_HEAD + entries, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("page", "here", "there", "url"),
+    [
+        ("book/intro", "", "ja", "../ja/book/intro.html"),
+        ("book/intro", "ja", "", "../../book/intro.html"),
+        (
+            "notebooks/02_mlp/03_x",
+            "",
+            "ja",
+            "../../ja/notebooks/02_mlp/03_x.html",
+        ),
+        ("index", "ja", "", "../index.html"),
+    ],
+)
+def test_the_switch_links_to_the_same_page(page, here, there, url):
+    assert lang_switch.edition_url(page, page + ".html", here, there) == url
+
+
+def test_the_registry_gives_every_shown_text_and_no_essay_phrase():
+    texts = {text for text, _line in claims_i18n.registry_messages()}
+    reg = claims.registry()
+    assert reg["C0.1"]["claim"].strip().split()[0] in " ".join(texts)
+    assert " ".join(reg["C0.1"]["why"].split()) in {
+        " ".join(t.split()) for t in texts
+    }
+    assert "holds" in texts and "Beyond the essay" in texts
+    assert not any(
+        e.get("essay") in texts for e in reg.values() if e.get("essay")
+    )
+
+
+def test_markup_a_translation_must_keep():
+    en = "See {term}`key` and {cite:t}`geva2021transformer`, $x W$ [here](a.md)."
+    ja = "{term}`キー <key>` と {cite:t}`geva2021transformer` を見よ。$x W$ [ここ](a.md)"
+    assert i18n_check.markup(en) == i18n_check.markup(ja)
+    assert i18n_check.markup(en) != i18n_check.markup("{term}`キー` のみ")
+
+
+def catalogs(tmp_path: Path, entry: str) -> Path:
+    locale = tmp_path / "locale"
+    po(locale / "ja" / "LC_MESSAGES" / "book" / "intro.po", entry)
+    return locale
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ('msgid "The key."\nmsgstr ""\n', "untranslated"),
+        ('#, fuzzy\nmsgid "The key."\nmsgstr "キー。"\n', "fuzzy"),
+        (
+            'msgid "A"\nmsgstr "あ"\n\n#~ msgid "Old."\n#~ msgstr "古い。"\n',
+            "obsolete",
+        ),
+        ('msgid "The {term}`key`."\nmsgstr "キー。"\n', "inconsistent markup"),
+    ],
+)
+def test_the_check_refuses_each_problem(tmp_path, entry, problem):
+    errors, _notes, _stats = i18n_check.check(
+        catalogs(tmp_path, entry), "ja", None, allow_untranslated=False
+    )
+    assert len(errors) == 1 and errors[0].startswith(problem)
+
+
+def test_a_complete_catalog_passes_and_untranslated_can_be_allowed(tmp_path):
+    done = 'msgid "The {term}`key`."\nmsgstr "{term}`キー <key>`。"\n'
+    errors, _, stats = i18n_check.check(
+        catalogs(tmp_path, done), "ja", None, False
+    )
+    assert errors == [] and stats == {"book/intro": (1, 1)}
+    todo = 'msgid "The key."\nmsgstr ""\n'
+    errors, notes, _ = i18n_check.check(
+        catalogs(tmp_path, todo), "ja", None, True
+    )
+    assert errors == [] and notes[0].startswith("untranslated")
+
+
+def test_an_english_edit_without_update_is_out_of_date(tmp_path):
+    locale = catalogs(tmp_path, 'msgid "The key."\nmsgstr "キー。"\n')
+    pots = tmp_path / "gettext"
+    po(pots / "book" / "intro.pot", 'msgid "The keys."\nmsgstr ""\n')
+    errors, _, _ = i18n_check.check(locale, "ja", pots, False)
+    assert any("new English 'The keys.'" in e for e in errors)
+    assert any("stale 'The key.'" in e for e in errors)
