@@ -1,4 +1,4 @@
-"""persistent: an FFN read as attention over persistent slots; torch's layout; bad input."""
+"""persistent: an FFN as attention over persistent slots; layout; bad input."""
 
 import pytest
 import torch
@@ -24,11 +24,11 @@ def test_relu_read_equals_the_ffn(d, n, d_out, seed):
     torch.testing.assert_close(ffn_slots(ffn).read(x), ffn(x))
 
 
-def test_keys_are_rows_of_w1_and_values_columns_of_w2():
+def test_filters_are_rows_of_w1_and_values_columns_of_w2():
     ffn = nn.Sequential(nn.Linear(3, 5), nn.ReLU(), nn.Linear(5, 2))
     m = ffn_slots(ffn)
-    assert m.keys.shape == (5, 3) and m.values.shape == (5, 2)
-    assert torch.equal(m.keys[4], ffn[0].weight[4]) and torch.equal(
+    assert m.filters.shape == (5, 3) and m.values.shape == (5, 2)
+    assert torch.equal(m.filters[4], ffn[0].weight[4]) and torch.equal(
         m.values[4], ffn[2].weight[:, 4]
     )
 
@@ -39,7 +39,7 @@ def test_wrong_layout_is_wrong_even_when_shapes_fit():
     x = torch.randn(8, 6)
     m = ffn_slots(ffn)
     wrong = (
-        torch.relu(x @ m.keys + m.key_bias) @ m.values + m.out_bias
+        torch.relu(x @ m.filters + m.filter_bias) @ m.values + m.out_bias
     )  # Kᵀ in place of K
     assert (wrong - ffn(x)).abs().max() > 1e-2
 
@@ -52,10 +52,10 @@ def test_softmax_kernel_is_attention_over_the_slots():
     nn.init.zeros_(ffn[0].bias)
     x = torch.randn(5, 4)
     m = ffn_slots(ffn)
-    out, w = attention(x, m.keys, m.values, scale=2.0)
+    out, w = attention(x, m.filters, m.values, scale=2.0)
     torch.testing.assert_close(m.read(x, "softmax", beta=2.0), out)
     torch.testing.assert_close(
-        m.weights(x, "softmax", beta=2.0).sum(1), torch.ones(5)
+        m.keys(x, "softmax", beta=2.0).sum(1), torch.ones(5)
     )
 
 

@@ -4,7 +4,12 @@ import pytest
 import torch
 
 from livingdict.lookup import lookup
-from livingdict.prototypes import fit_prototypes, nearest_keys, predict
+from livingdict.prototypes import (
+    fit_prototypes,
+    kmeans,
+    nearest_keys,
+    predict,
+)
 
 
 def blobs(seed=0):
@@ -51,3 +56,27 @@ def test_error_names_the_shapes():
     x, y = blobs()
     with pytest.raises(ValueError, match=r"\(5, 3\).*\(3, 2\)"):
         nearest_keys(fit_prototypes(x, y, 3), torch.ones(5, 3))
+
+
+def test_kmeans_finds_separated_blobs_and_is_deterministic():
+    x, y = blobs(2)
+    centers, assign = kmeans(x, 3, seed=5)
+    # every blob is one cluster, and each centre sits at its blob's mean
+    for c in range(3):
+        assert len(torch.unique(assign[y == c])) == 1
+    means = torch.stack([x[y == c].mean(0) for c in range(3)])
+    dist = torch.cdist(means, centers).min(1).values
+    assert dist.max() < 1e-4
+    again, _ = kmeans(x, 3, seed=5)
+    assert torch.equal(centers, again)
+
+
+def test_kmeans_keeps_the_restart_with_least_inertia():
+    x, _ = blobs(3)
+    one, a1 = kmeans(x, 6, restarts=1, seed=0)
+    many, a5 = kmeans(x, 6, restarts=8, seed=0)
+
+    def inertia(c, a):
+        return ((x - c[a]) ** 2).sum()
+
+    assert inertia(many, a5) <= inertia(one, a1)
