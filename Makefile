@@ -10,6 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SEEDS  ?= 0 1 2 3 4 5 6 7 8 9
+JOBS   ?= 2
 export PYTHONHASHSEED := 0
 # No MPLBACKEND here: a kernel started with MPLBACKEND=Agg draws nothing on the page
 # (ipykernel only selects the inline backend when it is unset); headless runs pick Agg anyway.
@@ -130,7 +131,7 @@ bench: install
 	$(BIN)/python -m tools.bench $(NB)
 
 sweep: install
-	$(BIN)/python -m tools.sweep $(SEEDS) $(NB)
+	$(BIN)/python -m tools.sweep --jobs $(JOBS) $(SEEDS) $(NB)
 
 lock: LOCK := /tmp/livingdict-lock/bin
 lock:

@@ -115,7 +115,7 @@ def _write_registry(root: Path, entries: Sequence[Mapping]) -> Path:
     path.write_text(
         yaml.safe_dump({"chapters": chapters, "claims": list(entries)})
     )
-    claims._load.cache_clear()  # its cache is keyed by path, not content
+    claims._read.cache_clear()  # two writes may share a modification time
     return path
 
 

@@ -1,10 +1,12 @@
 """claims.check: verdict line, ledger record, failure with numbers, registry."""
 
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 import livingdict
 from livingdict import claims
@@ -181,3 +183,15 @@ def test_setup_is_reproducible():
     livingdict.setup(11)
     assert torch.equal(a, torch.randn(3))
     assert torch.get_num_threads() == livingdict.TORCH_THREADS
+
+
+def test_registry_refuses_a_duplicate_id_and_sees_edits(tmp_path):
+    path = tmp_path / "claims.yml"
+    entry = {"id": "C0.1", "chapter": 0, "claim": "x"}
+    path.write_text(yaml.safe_dump({"chapters": {}, "claims": [entry]}))
+    assert list(claims.registry(path)) == ["C0.1"]
+    path.write_text(yaml.safe_dump({"chapters": {}, "claims": [entry, entry]}))
+    os.utime(path, ns=(1, 10**18))  # a new modification time: read again
+    with pytest.raises(ValueError, match="C0.1 is registered twice"):
+        claims.registry(path)
+    assert len(claims.entries(path)) == 2

@@ -232,7 +232,7 @@ def test_duplicate_registry_id_fails(
 
 def test_unreadable_registry_fails(lesson_tree):
     (lesson_tree / static_checks.REGISTRY).write_text("claims: [unclosed\n")
-    static_checks.claims._load.cache_clear()
+    static_checks.claims._read.cache_clear()
     (error,) = errors(lesson_tree)
     assert error.startswith("src/livingdict/claims.yml: unreadable registry")
 
@@ -300,6 +300,9 @@ def test_typed_percentage_in_a_caption_fails(lesson_tree, edit_nb):
             ["512"],
         ),
         ("The essay's 784 filters.", []),
+        ("```{exercise-start}\n:label: ex\n```\nStore 16 pairs.", ["16"]),
+        ("````{note}\n```python\nx = 99\n```\nThen 77 more.\n````", ["77"]),
+        ("```python\nprint(12)\n```\n\nafter 13", ["13"]),
     ],
 )
 def test_typed_numbers(text, typed):

@@ -209,15 +209,15 @@ def checked_ids(nb: Mapping[str, Any]) -> list[str]:
 
 
 def load_registry(root: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """``claims.registry`` of the root's ``claims.yml``, and its errors: an
+    """The root's registry (``claims.entries``), and its errors: an
     unreadable file, an id registered twice."""
     path = root / REGISTRY
     try:
-        registry = claims.registry(path)
-        # registry() keeps the last entry of an id registered twice: count them
-        ids = Counter(e.get("id") for e in claims._load(path)["claims"])
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as err:
+        entries = claims.entries(path)
+        registry = {e["id"]: e for e in entries}
+    except (OSError, yaml.YAMLError, KeyError, TypeError) as err:
         return {}, [f"{REGISTRY.as_posix()}: unreadable registry ({err})"]
+    ids = Counter(e["id"] for e in entries)
     twice = [
         f"claims.yml: id {i} is registered twice"
         for i, n in ids.items()
@@ -286,12 +286,7 @@ def check_claims(
 ALLOWED_NUMBERS = ROOT / "tools" / "allowed_numbers.yml"
 _STRIP = [  # (pattern, what replaces it) applied in order to markdown text
     (r"(?s)<!--.*?-->", " "),  # comments
-    (
-        r"(?ms)^(`{3,}|~{3,})(?!\{).*?^\1\s*$",
-        " ",
-    ),  # code fences (not directives)
     (r"(?m)^\s*:[\w-]+:.*$", " "),  # directive options (:label: ex-1)
-    (r"(?m)^(`{3,}|:{3,})\{[\w:-]+\}.*$", " "),  # directive heads
     (r"\{[\w:-]+\}`[^`]*`", " "),  # roles: glue, cite, ref, term, numref
     (r"`[^`]*`", " "),  # inline code
     (r"\]\([^)]*\)", "]"),  # link targets
@@ -311,8 +306,41 @@ def load_allowed(path: Path = ALLOWED_NUMBERS) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
+_FENCE = re.compile(r"\s*(`{3,}|~{3,}|:{3,})(.*)$")
+
+
+def drop_code(text: str) -> str:
+    """``text`` without fence lines and the contents of code fences; the
+    contents of directives (```` ```{admonition} ````, ``:::{note}``) stay,
+    nested fences included."""
+    out, stack = [], []  # stack: (marker, is code) of the open fences
+    for line in text.splitlines():
+        m = _FENCE.match(line)
+        if stack and stack[-1][1]:  # inside code: only its close counts
+            marker = stack[-1][0]
+            if m and m[1][0] == marker[0] and len(m[1]) >= len(marker):
+                if not m[2].strip():
+                    stack.pop()
+            out.append(" ")
+            continue
+        if m and not m[2].strip() and stack:
+            marker = stack[-1][0]
+            if m[1][0] == marker[0] and len(m[1]) >= len(marker):
+                stack.pop()
+                out.append(" ")
+                continue
+        if m and m[2].strip() or m and not stack:
+            info = m[2].strip()
+            stack.append((m[1], not info.startswith("{")))
+            out.append(" ")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def typed_numbers(text: str, allowed: Mapping[str, str]) -> list[str]:
     """The numbers in markdown ``text`` that are neither glued nor allowed."""
+    text = drop_code(text)
     for pattern, repl in _STRIP:
         text = re.sub(pattern, repl, text)
     # in math, only numbers with a decimal point count (integers shape formulas)

@@ -35,11 +35,16 @@ from typing import Any
 
 import yaml
 
-REGISTRY_PATH = Path(__file__).with_name("claims.yml")
+#: The registry: ``$LIVINGDICT_REGISTRY`` (a copy, for tests) or the one
+#: beside this module.
+REGISTRY_PATH = Path(
+    os.environ.get("LIVINGDICT_REGISTRY")
+    or Path(__file__).with_name("claims.yml")
+)
 
 #: The verdicts a lesson can reach, from "the essay is right" to "it is wrong".
 #: "conclusion holds, reason does not" is for a claim of the form "X, because
-# Y" : where X is true and Y is not.
+#: Y", where X is true and Y is not.
 VERDICTS = (
     "holds",
     "holds with caveats",
@@ -48,16 +53,36 @@ VERDICTS = (
 )
 
 
-# ------------------------------------------------------------------ the
-# registry
-@lru_cache(maxsize=4)
+# ------------------------------------------------------------- the registry
+@lru_cache(maxsize=8)
+def _read(path: Path, mtime_ns: int) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
 def _load(path: Path) -> dict[str, Any]:
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    """The registry file's content, read again whenever the file changed."""
+    path = Path(path)
+    return _read(path, path.stat().st_mtime_ns)
+
+
+def entries(path: Path = REGISTRY_PATH) -> list[dict[str, Any]]:
+    """The registry's entries as written, duplicates included."""
+    return _load(path)["claims"]
 
 
 def registry(path: Path = REGISTRY_PATH) -> dict[str, dict[str, Any]]:
-    """The registry, ``{id: {id, chapter, claim, verdict, notebook}}``."""
-    return {e["id"]: e for e in _load(Path(path))["claims"]}
+    """The registry, ``{id: {id, chapter, claim, verdict, notebook}}``.
+
+    Raises ``ValueError`` when an id is registered twice.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for e in entries(path):
+        if e["id"] in out:
+            raise ValueError(
+                f"claim id {e['id']} is registered twice in {path}"
+            )
+        out[e["id"]] = e
+    return out
 
 
 def chapters(path: Path = REGISTRY_PATH) -> dict[str, dict[str, str]]:
