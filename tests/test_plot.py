@@ -60,3 +60,25 @@ def test_grid_scores_evaluates_the_square():
     assert (xx[0, 0], xx[0, -1]) == (-1, 1)
     with pytest.raises(ValueError, match=r"\(24,\)"):
         plot.grid_scores(lambda p: p[1:, 0], lim=1, steps=5)
+
+
+def test_the_style_uses_no_text_below_the_minimum():
+    import matplotlib as mpl
+    from matplotlib.font_manager import font_scalings
+
+    keys = [
+        "font.size",
+        "axes.titlesize",
+        "axes.labelsize",
+        "xtick.labelsize",
+        "ytick.labelsize",
+        "legend.fontsize",
+        "figure.titlesize",
+    ]
+    base = mpl.rcParams["font.size"]
+    for key in keys:
+        value = mpl.rcParams[key]
+        points = (
+            base * font_scalings[value] if isinstance(value, str) else value
+        )
+        assert points >= plot.MIN_POINTS, (key, value)

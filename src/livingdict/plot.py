@@ -1,10 +1,10 @@
 """The book's figure style: readable at the page's width, in light and dark
 themes, colour-blind safe.
 
-Figures are drawn ``WIDTH`` inches wide at 100 dpi, the width of the book's
-text column at a 1280-pixel window (672 px), so they are shown at their own
-size and an 11-point label is about 15 pixels high, like the body text; no
-text is smaller than 9 points. They have an opaque white background (so dark
+Figures are drawn ``WIDTH`` inches wide at 100 dpi: the book's text column is
+672 px at a 1280-pixel window (656 px of picture in dark mode), so they are
+shown at their own size, and an 11-point label is about 15 pixels high, like
+the body text. No text is smaller than ``MIN_POINTS`` (12.5 px). They have an opaque white background (so dark
 page themes do not swallow black text), the Okabe–Ito palette for lines and
 points, ``viridis`` for magnitudes and ``RdBu_r`` centred on zero for signed
 quantities.
@@ -19,8 +19,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from cycler import cycler
 
-#: The text column's width in inches at 100 dpi: every figure is this wide.
-WIDTH = 6.7
+#: Every figure's width in inches at 100 dpi: it fits the text column.
+WIDTH = 6.5
+#: The smallest text a figure may use, in points (the browser test relies on it).
+MIN_POINTS = 9
 #: Okabe & Ito (2008): eight colours distinguishable with every common
 #: colour-vision deficiency.
 PALETTE = (
