@@ -4,10 +4,10 @@ themes, colour-blind safe.
 Figures are drawn ``WIDTH`` inches wide at 100 dpi: the book's text column is
 672 px at a 1280-pixel window (656 px of picture in dark mode), so they are
 shown at their own size, and an 11-point label is about 15 pixels high, like
-the body text. No text is smaller than ``MIN_POINTS`` (12.5 px). They have an opaque white background (so dark
-page themes do not swallow black text), the Okabe–Ito palette for lines and
-points, ``viridis`` for magnitudes and ``RdBu_r`` centred on zero for signed
-quantities.
+the body text. No text is smaller than ``MIN_POINTS`` (12.5 px). They have an
+opaque white background (so dark page themes do not swallow black text), the
+Okabe–Ito palette for lines and points, ``viridis`` for magnitudes and
+``RdBu_r`` centred on zero for signed quantities.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from cycler import cycler
 
 #: Every figure's width in inches at 100 dpi: it fits the text column.
 WIDTH = 6.5
-#: The smallest text a figure may use, in points (the browser test relies on it).
+#: The smallest text a figure may use, in points (the browser test uses it).
 MIN_POINTS = 9
 #: Okabe & Ito (2008): eight colours distinguishable with every common
 #: colour-vision deficiency.
