@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -356,8 +357,9 @@ def check(
     return record
 
 
-def report(record: Mapping[str, Any]) -> str:
-    """The record as readable lines: each condition, then each control."""
+def report(record: Mapping[str, Any], width: int = 79) -> str:
+    """The record as readable lines (at most ``width`` characters): each
+    condition, then each control."""
     mark = "✓" if record["passed"] else "✗"
     word = "reproduced" if record["passed"] else "did NOT reproduce"
     lines = [f"{mark} {record['id']} {word} (seed {record.get('seed')})"]
@@ -377,7 +379,10 @@ def report(record: Mapping[str, Any]) -> str:
             else "✓ failed, as it must"
         )
         lines.append(f"  control — {name}: {sign}")
-    return "\n".join(lines)
+    return "\n".join(
+        textwrap.fill(line, width, subsequent_indent="      ")
+        for line in lines
+    )
 
 
 def read_ledger(path: Path | None = None) -> list[dict[str, Any]]:

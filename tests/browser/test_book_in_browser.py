@@ -8,6 +8,15 @@ box, and Binder and Colab launch buttons whose URLs point at the repository of
 ``_config.yml``; every figure has a caption and alt text that says what it shows;
 solutions start collapsed; each chapter has at least two exercises. Search finds a
 lesson, and a chapter-3 page once one exists.
+
+Both editions are tested: English at the site's root, Japanese under ``ja/``. Every
+page has ``<html lang>`` right and a language switch to the same page in the other
+edition. Every lesson, in both: figures numbered per chapter ("Fig. 3.4", "図 3.4")
+and shown large enough that no text in them is below 10 px (the style's smallest
+text, ``plot.MIN_POINTS``, at the figure's rendered scale); no code block scrolls
+sideways at 1280 px, folded ones included; at least one code cell besides the
+imports is shown unfolded (the mechanism); no verdict box shows a raw identifier.
+In each Japanese lesson at least 90 % of the prose paragraphs hold Japanese text.
 """
 
 from __future__ import annotations
@@ -41,15 +50,15 @@ MATHJAX_CDN = re.compile(
 
 
 def _pages() -> list[str]:
+    """Every page of both editions (``ja/...``), static files and the
+    redirecting ``index.html`` files aside."""
     root = bookconfig.built_html()
     if not root.is_dir():
         return []
     pages = []
     for path in sorted(root.rglob("*.html")):
         rel = path.relative_to(root)
-        if (
-            rel.parts[0] in SKIP_DIRS or rel.as_posix() == "index.html"
-        ):  # index: a redirect
+        if SKIP_DIRS & set(rel.parts) or rel.name == "index.html":
             continue
         pages.append(rel.as_posix())
     return pages
@@ -57,11 +66,21 @@ def _pages() -> list[str]:
 
 PAGES = _pages()
 pytestmark = pytest.mark.slow  # a browser on a built book
-LESSONS = [p for p in PAGES if p.startswith("notebooks/")]
+JA = "ja/"  # the Japanese edition's folder in the site
+EN_PAGES = [p for p in PAGES if not p.startswith(JA)]
+JA_PAGES = [p for p in PAGES if p.startswith(JA)]
+LESSONS = [p for p in EN_PAGES if p.startswith("notebooks/")]
+JA_LESSONS = [p for p in JA_PAGES if p.startswith(JA + "notebooks/")]
+ALL_LESSONS = LESSONS + JA_LESSONS
+#: the smallest text a figure may hold, drawn at 100 dpi (livingdict.plot)
+MIN_TEXT_PX = 10
+FIGURE_TEXT_PX = 9 * 100 / 72  # plot.MIN_POINTS at the figure's own size
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+RAW_IDENTIFIER = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|=\s*(?:==|<|>)")
 
 
 def _shot_name(page: str) -> str:
-    return page.removesuffix(".html").replace("/", "__") + ".png"
+    return page.removesuffix(".html").replace("/", "__") + ".png"  # ja__...
 
 
 def _stub_external(route, stubbed: set[str]) -> None:
@@ -127,9 +146,28 @@ def _toggle_to(page, mode: str) -> bool:
 FIGURES_JS = """(imgs) => imgs.map((i) => {
     const fig = i.closest('figure');
     const cap = fig ? fig.querySelector('figcaption') : null;
+    const drawn = parseFloat(i.style.width) || parseFloat(i.getAttribute('width'))
+                  || i.naturalWidth;
     return {alt: i.getAttribute('alt'), caption: cap ? cap.textContent.trim() : '',
-            width: i.complete ? i.naturalWidth : 0};
+            width: i.complete ? i.naturalWidth : 0,
+            scale: drawn ? i.getBoundingClientRect().width / drawn : 0};
 })"""
+#: every code block, folded ones opened, that is wider than its box
+OVERFLOW_JS = """() => {
+    document.querySelectorAll('article details').forEach((d) => { d.open = true; });
+    return [...document.querySelectorAll('article div.highlight pre')]
+        .filter((p) => p.scrollWidth > p.clientWidth + 1)
+        .map((p) => p.textContent.split('\\n')
+                     .reduce((a, b) => (b.length > a.length ? b : a), ''));
+}"""
+VISIBLE_CODE_JS = """() => [...document.querySelectorAll('article .cell .cell_input')]
+    .filter((c) => c.checkVisibility() && c.getBoundingClientRect().height > 1)
+    .length"""
+PROSE_JS = """() => [...document.querySelectorAll('article p')]
+    .filter((p) => !p.closest('.cell_input, .cell_output, pre, .citation, '
+                              + '.bibliography, figure, .admonition.verdict'))
+    .map((p) => p.innerText.trim())
+    .filter((t) => t.replace(/[^A-Za-z\\u3040-\\u9fff]/g, '').length >= 20)"""
 SOLUTIONS_JS = """(sols) => sols.map((s) => ({
     dropdown: s.classList.contains('dropdown'),
     open: [...s.children].some((c) => !c.classList.contains('admonition-title')
@@ -158,6 +196,11 @@ class Report:
     hrefs: list[str] = field(default_factory=list)
     exercises: int = 0
     solutions: list[dict] = field(default_factory=list)
+    lang: str = ""
+    switch: list[str] = field(default_factory=list)
+    visible_code: int = 0
+    overflowing: list[str] = field(default_factory=list)
+    prose: list[str] = field(default_factory=list)
 
 
 def survey(browser, site: str, page: str, screenshots: Path) -> Report:
@@ -211,6 +254,12 @@ def survey(browser, site: str, page: str, screenshots: Path) -> Report:
         report.solutions = p.locator("article .solution").evaluate_all(
             SOLUTIONS_JS
         )
+        report.lang = p.evaluate("document.documentElement.lang")
+        report.switch = p.locator(".lang-switch-link").evaluate_all(
+            "(as) => as.map((a) => a.href)"
+        )
+        report.visible_code = p.evaluate(VISIBLE_CODE_JS)
+        report.prose = p.evaluate(PROSE_JS)
         p.screenshot(path=str(screenshots / _shot_name(page)), full_page=True)
         report.theme = _theme(p)
         report.light = _background_luminance(p)
@@ -225,6 +274,7 @@ def survey(browser, site: str, page: str, screenshots: Path) -> Report:
             shot.parent.mkdir(exist_ok=True)
             first_figure.screenshot(path=str(shot))
         _toggle_to(p, "light")
+        report.overflowing = p.evaluate(OVERFLOW_JS)  # opens folded cells
     finally:
         context.close()
     report.errors = [e for e in raw if not any(url in e for url in stubbed)]
@@ -269,7 +319,7 @@ def test_page_renders_cleanly(reports, page):
     )
 
 
-@pytest.mark.parametrize("page", LESSONS)
+@pytest.mark.parametrize("page", ALL_LESSONS)
 def test_lesson_shows_figure_verdict_and_launch_buttons(reports, page):
     r = reports(page)
     assert len(r.figures) >= 1, (
@@ -282,7 +332,7 @@ def test_lesson_shows_figure_verdict_and_launch_buttons(reports, page):
     )
     assert r.verdicts and "Verdict" in r.verdicts[0], "no verdict box"
     assert r.launch_visible, "no launch button"
-    docname = page.removesuffix(".html")
+    docname = page.removeprefix(JA).removesuffix(".html")
     assert bookconfig.binder_url(docname) in r.hrefs, (
         f"Binder URL wrong or missing: {r.hrefs}"
     )
@@ -291,7 +341,7 @@ def test_lesson_shows_figure_verdict_and_launch_buttons(reports, page):
     )
 
 
-@pytest.mark.parametrize("page", LESSONS)
+@pytest.mark.parametrize("page", ALL_LESSONS)
 def test_solutions_start_collapsed(reports, page):
     solutions = reports(page).solutions
     assert all(s["dropdown"] for s in solutions), (
@@ -330,7 +380,7 @@ def _alt_problem(alt: str | None) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("page", LESSONS)
+@pytest.mark.parametrize("page", ALL_LESSONS)
 def test_lesson_figures_have_caption_and_alt_text(reports, page):
     problems = []
     for n, fig in enumerate(reports(page).figures, 1):
@@ -344,9 +394,76 @@ def test_lesson_figures_have_caption_and_alt_text(reports, page):
     assert not problems, "\n".join(problems)
 
 
+def _counterpart(page: str) -> str:
+    """The same page in the other edition."""
+    return page.removeprefix(JA) if page.startswith(JA) else JA + page
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_language_and_switch(reports, site, page):
+    r = reports(page)
+    assert r.lang == ("ja" if page.startswith(JA) else "en"), r.lang
+    if not JA_PAGES:
+        pytest.skip("this build has no Japanese edition")
+    assert len(r.switch) == 1, f"language switch links: {r.switch}"
+    target = urlparse(r.switch[0]).path.lstrip("/")
+    assert target == _counterpart(page), (
+        f"the switch goes to {target}, not to the same page"
+    )
+    assert target in PAGES, f"the switch's target {target} does not exist"
+
+
+@pytest.mark.parametrize("page", ALL_LESSONS)
+def test_lesson_reads_well_on_the_page(reports, page):
+    r = reports(page)
+    # figures: numbered per chapter, text no smaller than MIN_TEXT_PX
+    for n, fig in enumerate(r.figures, 1):
+        assert re.match(r"^(?:Fig\.|図)\s*[0-9B]+\.\d+", fig["caption"]), (
+            f"figure {n} is not numbered per chapter: {fig['caption'][:40]!r}"
+        )
+        smallest = FIGURE_TEXT_PX * fig["scale"]
+        assert smallest >= MIN_TEXT_PX, (
+            f"figure {n} is shrunk to {fig['scale']:.0%}: its smallest text "
+            f"renders at {smallest:.1f} px (draw it plot.WIDTH wide)"
+        )
+    assert not r.overflowing, (
+        f"a code block scrolls sideways: {r.overflowing[0][:90]!r}"
+    )
+    assert r.visible_code >= 2, (
+        "show the lesson's mechanism: a code cell besides the imports unfolded"
+    )
+    for box in r.verdicts:
+        raw = RAW_IDENTIFIER.search(box)
+        assert raw is None, f"the verdict box shows {raw.group()!r}"
+
+
+@pytest.mark.parametrize("page", JA_LESSONS)
+def test_japanese_lesson_is_in_japanese(reports, page):
+    prose = reports(page).prose
+    english = [t for t in prose if not CJK.search(t)]
+    assert prose and len(english) <= 0.1 * len(prose), (
+        f"{len(english)} of {len(prose)} paragraphs have no Japanese: "
+        f"{english[0][:80]!r}"
+    )
+
+
+def test_japanese_text_has_a_japanese_font():
+    import shutil
+    import subprocess
+
+    if not JA_PAGES:
+        pytest.skip("this build has no Japanese edition")
+    if shutil.which("fc-list") is None:
+        pytest.skip("no fontconfig here")
+    fonts = subprocess.run(
+        ["fc-list", ":lang=ja", "family"], capture_output=True, text=True
+    ).stdout
+    assert fonts.strip(), "no Japanese font: apt-get install fonts-noto-cjk"
+
+
 def _chapter3_page() -> str | None:
-    landing = [p for p in PAGES if re.match(r"book/ch3_", p)]
-    lessons = [p for p in PAGES if p.startswith("notebooks/03_")]
+    landing = [p for p in EN_PAGES if re.match(r"book/ch3_", p)]
+    lessons = [p for p in EN_PAGES if p.startswith("notebooks/03_")]
     return (landing or lessons or [None])[0]
 
 
