@@ -74,6 +74,19 @@ def test_mixing_extremes_and_submultiplicative():
     assert maps.mixing(a @ b) <= maps.mixing(a) * maps.mixing(b) + 1e-12
 
 
+def test_mixing_of_a_batch_gives_one_coefficient_per_map():
+    eye, flat = torch.eye(4), torch.full((4, 4), 0.25)
+    ones = torch.ones(2, dtype=torch.float64)
+    torch.testing.assert_close(maps.mixing(torch.stack([eye, eye])), ones)
+    batch = torch.stack([eye, flat, random_map(4, 1), random_map(4, 2)])
+    each = [maps.mixing(m) for m in batch]
+    assert each[:2] == [1.0, pytest.approx(0.0)]
+    torch.testing.assert_close(
+        maps.mixing(batch.reshape(2, 2, 4, 4)),
+        torch.tensor(each, dtype=torch.float64).reshape(2, 2),
+    )
+
+
 def test_layers_to_mix_grows_as_lambda_approaches_one():
     a = random_map(8, 3)
     counts = [maps.layers_to_mix(a, lam) for lam in (0.0, 0.5, 0.9, 0.99)]

@@ -1,13 +1,14 @@
-"""Attention maps as objects: masks, products of maps, reach, mixing, rank collapse.
+"""Attention maps as objects: masks, products of maps, reach, mixing, collapse.
 
-An attention map ``A`` is an ``L × L`` row-stochastic matrix: row ``t`` says how much
-output position ``t`` reads from each input position. Stacked layers multiply maps,
-later layers on the left: ``A_total = A_L ⋯ A_2 A_1`` (``compose``). A boolean mask
-says which entries may be non-zero; the product of masks (``reachable``) says which
-inputs can influence which outputs after several layers (``receptive_field``).
+An attention map ``A`` is an ``L × L`` row-stochastic matrix: row ``t`` says
+how much output position ``t`` reads from each input position. Stacked layers
+multiply maps, later layers on the left: ``A_total = A_L ⋯ A_2 A_1``
+(``compose``). A boolean mask says which entries may be non-zero; the product
+of masks (``reachable``) says which inputs can influence which outputs after
+several layers (``receptive_field``).
 
-All functions take torch tensors (NumPy arrays are converted) and validate that maps
-are square; bad input raises ``ValueError`` naming what it got.
+All functions take torch tensors (NumPy arrays are converted) and validate that
+maps are square; bad input raises ``ValueError`` naming what it got.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def _square(a, name: str) -> torch.Tensor:
     a = torch.as_tensor(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(
-            f"{name}: needs square (..., L, L) maps, got shape {tuple(a.shape)}"
+            f"{name}: needs square (..., L, L) maps, "
+            f"got shape {tuple(a.shape)}"
         )
     return a
 
@@ -42,15 +44,17 @@ def _square(a, name: str) -> torch.Tensor:
 def window_mask(
     length: int, window: int, *, causal: bool = True
 ) -> torch.Tensor:
-    """Boolean ``(L, L)`` mask of a local window of ``w`` positions (``True`` = may attend).
+    """Boolean ``(L, L)`` mask of a local window of ``w`` positions.
 
-    Causal: position ``t`` sees ``s ∈ [t − w + 1, t]``. Centred (``causal=False``, odd
-    ``w``): ``|t − s| ≤ (w − 1)/2``. ``w = 1`` is the identity. Raises ``ValueError``
-    for ``length < 1``, ``w < 1``, or an even centred window.
+    ``True`` = may attend. Causal: position ``t`` sees ``s ∈ [t − w + 1, t]``.
+    Centred (``causal=False``, odd ``w``): ``|t − s| ≤ (w − 1)/2``. ``w = 1``
+    is the identity. Raises ``ValueError`` for ``length < 1``, ``w < 1``, or an
+    even centred window.
     """
     if length < 1 or window < 1:
         raise ValueError(
-            f"window_mask: need length >= 1 and window >= 1, got {length}, {window}"
+            "window_mask: need length >= 1 and window >= 1, "
+            f"got {length}, {window}"
         )
     if not causal and window % 2 == 0:
         raise ValueError(
@@ -63,17 +67,18 @@ def window_mask(
 
 
 def compose(maps: Sequence[torch.Tensor]) -> torch.Tensor:
-    """The map of a stack: ``A_n ⋯ A_2 A_1`` where ``maps[0]`` is the first layer.
+    """The map of a stack: ``A_n ⋯ A_2 A_1``, ``maps[0]`` the first layer.
 
-    A product of row-stochastic maps is row-stochastic. Raises ``ValueError`` for an
-    empty list, a non-square map or maps of different lengths.
+    A product of row-stochastic maps is row-stochastic. Raises ``ValueError``
+    for an empty list, a non-square map or maps of different lengths.
     """
     if len(maps) == 0:
         raise ValueError("compose: needs at least one map, got none")
     ms = [_square(m, "compose") for m in maps]
     if len({m.shape[-1] for m in ms}) > 1:
         raise ValueError(
-            f"compose: maps of different lengths {[tuple(m.shape) for m in ms]}"
+            "compose: maps of different lengths "
+            f"{[tuple(m.shape) for m in ms]}"
         )
     out = ms[0]
     for m in ms[1:]:
@@ -82,7 +87,7 @@ def compose(maps: Sequence[torch.Tensor]) -> torch.Tensor:
 
 
 def reachable(masks: Sequence[torch.Tensor]) -> torch.Tensor:
-    """Boolean ``(L, L)``: can input ``s`` influence output ``t`` through the stack?
+    """Boolean ``(L, L)``: can input ``s`` influence output ``t``?
 
     R = [M_n ⋯ M_1 > 0]   (masks as 0/1 matrices, ``masks[0]`` the first layer)
     """
@@ -92,23 +97,27 @@ def reachable(masks: Sequence[torch.Tensor]) -> torch.Tensor:
 
 
 def receptive_field(masks: Sequence[torch.Tensor]) -> torch.Tensor:
-    """How many input positions each output position can see: row sums of ``reachable``."""
+    """How many inputs each output can see: row sums of ``reachable``."""
     return reachable(masks).sum(-1)
 
 
-def mixing(p: torch.Tensor) -> float:
+def mixing(p: torch.Tensor) -> float | torch.Tensor:
     """Dobrushin's coefficient ``δ(P) = ½ max_{i,j} Σ_k |P_ik − P_jk|``.
 
-    The largest total-variation distance between two rows: 0 when every output reads
-    the same mixture of inputs (fully mixed), 1 when two outputs read disjoint inputs
-    (the identity). ``δ(PQ) ≤ δ(P) δ(Q)``.
+    The largest total-variation distance between two rows: 0 when every output
+    reads the same mixture of inputs (fully mixed), 1 when two outputs read
+    disjoint inputs (the identity). ``δ(PQ) ≤ δ(P) δ(Q)``. One ``(L, L)`` map
+    gives a float; a batch ``(..., L, L)`` gives a float64 tensor of shape
+    ``(...)``, one δ per map.
     """
     p = _square(p, "mixing").to(torch.float64)
-    return float(0.5 * (p[:, None, :] - p[None, :, :]).abs().sum(-1).max())
+    rows = p.unsqueeze(-2) - p.unsqueeze(-3)  # (..., i, j, k): P_ik − P_jk
+    delta = 0.5 * rows.abs().sum(-1).amax(dim=(-2, -1))
+    return float(delta) if p.ndim == 2 else delta
 
 
 def lazy(a: torch.Tensor, lam: float) -> torch.Tensor:
-    """``M = λ I + (1 − λ) A``: a map at distance ``(1 − λ)‖A − I‖`` from the identity."""
+    """``M = λ I + (1 − λ) A``: at distance ``(1 − λ)‖A − I‖`` from ``I``."""
     a = _square(a, "lazy")
     if not 0 <= lam <= 1:
         raise ValueError(f"lazy: lambda must lie in [0, 1], got {lam}")
@@ -118,9 +127,10 @@ def lazy(a: torch.Tensor, lam: float) -> torch.Tensor:
 def layers_to_mix(
     a: torch.Tensor, lam: float, eps: float = 0.05, max_layers: int = 100_000
 ) -> int:
-    """Smallest ``n`` with ``δ(Mⁿ) < eps`` for ``M = lazy(a, λ)``: layers until mixed.
+    """Layers until mixed: the smallest ``n`` with ``δ(Mⁿ) < eps``.
 
-    Raises ``ValueError`` if the stack is not mixed after ``max_layers`` layers.
+    ``M = lazy(a, λ)``. Raises ``ValueError`` if the stack is not mixed after
+    ``max_layers`` layers.
     """
     m = lazy(_square(a, "layers_to_mix").to(torch.float64), lam)
     p = m.clone()
@@ -129,17 +139,19 @@ def layers_to_mix(
             return n
         p = m @ p
     raise ValueError(
-        f"layers_to_mix: not mixed to {eps} after {max_layers} layers (lambda={lam})"
+        f"layers_to_mix: not mixed to {eps} after {max_layers} layers "
+        f"(lambda={lam})"
     )
 
 
 def rank_one_residual(x: torch.Tensor) -> torch.Tensor:
-    """Relative distance of ``X (..., L, d)`` from the nearest "all rows equal" matrix.
+    """Relative distance of ``X (..., L, d)`` from "all rows equal".
 
         res(X) = ‖X − 1 x̄ᵀ‖_F / ‖X‖_F,   x̄ = mean row of X
 
-    (``1 x̄ᵀ`` is the best approximation of the form ``1 xᵀ``, the rank-1 collapse of
-    Dong et al. 2021.) 0 means every position carries the same vector.
+    (``1 x̄ᵀ`` is the best approximation of the form ``1 xᵀ``, the rank-1
+    collapse of Dong et al. 2021.) 0 means every position carries the same
+    vector.
     """
     x = torch.as_tensor(x)
     if x.ndim < 2:
@@ -151,8 +163,10 @@ def rank_one_residual(x: torch.Tensor) -> torch.Tensor:
 
 
 def draw_graph(ax, a, *, threshold: float = 0.05, title: str = "") -> None:
-    """Draw map ``A`` as a directed graph: positions on a line, an arc ``s → t`` for each
-    ``A[t, s] > threshold`` (width and opacity ∝ weight; self-loops as rings)."""
+    """Draw map ``A`` as a directed graph on positions set out on a line.
+
+    An arc ``s → t`` for each ``A[t, s] > threshold`` (width and opacity ∝
+    weight; self-loops as rings)."""
     a = _square(a, "draw_graph").detach().cpu().numpy().astype(float)
     n = a.shape[0]
     reach = {
@@ -171,7 +185,8 @@ def draw_graph(ax, a, *, threshold: float = 0.05, title: str = "") -> None:
             alpha=0.25 + 0.75 * w,
             lw=0.5 + 3 * w,
         )
-        arc = "arc3,rad=-0.4"  # drawn s → t: forward edges bend up, backward edges down
+        # drawn s → t: forward edges bend up, backward edges down
+        arc = "arc3,rad=-0.4"
         ax.annotate(
             "",
             (t, 0),
