@@ -87,7 +87,7 @@ def test_the_check_refuses_each_problem(tmp_path, entry, problem):
     errors, _notes, _stats = i18n_check.check(
         catalogs(tmp_path, entry), "ja", None, allow_untranslated=False
     )
-    assert len(errors) == 1 and errors[0].startswith(problem)
+    assert errors and errors[0].startswith(problem)
 
 
 def test_a_complete_catalog_passes_and_untranslated_can_be_allowed(tmp_path):
@@ -110,3 +110,49 @@ def test_an_english_edit_without_update_is_out_of_date(tmp_path):
     errors, _, _ = i18n_check.check(locale, "ja", pots, False)
     assert any("new English 'The keys.'" in e for e in errors)
     assert any("stale 'The key.'" in e for e in errors)
+
+
+def test_a_linked_term_keeps_its_japanese_name(tmp_path):
+    names = {"filter": "フィルター", "key": "キー"}
+    en = "Match against the {term}`filters <filter>`; the {term}`key` reads."
+    good = "{term}`フィルター <filter>` と照合し、{term}`キー <key>` が読む。"
+    bad = "{term}`フィルタ <filter>` と照合し、{term}`鍵 <key>` が読む。"
+    assert i18n_check.terminology(en, good, names) == []
+    assert i18n_check.terminology(en, bad, names) == [
+        "filter → フィルター",
+        "key → キー",
+    ]
+    entry = f'msgid "{en}"\nmsgstr "{bad}"\n'
+    errors, _, _ = i18n_check.check(
+        catalogs(tmp_path, entry), "ja", None, False
+    )
+    assert [e.split(":")[0] for e in errors] == ["terminology", "terminology"]
+
+
+def test_the_term_list_gives_both_names_for_every_term():
+    import terms
+
+    listed = terms.load_terms()
+    assert {"en": "filter", "ja": "フィルター"}.items() <= listed[
+        [t["en"] for t in listed].index("filter")
+    ].items()
+    en_first = terms.glossary_source(listed, "en")
+    ja_first = terms.glossary_source(listed, "ja")
+    assert en_first[1:3] == [listed[0]["en"], listed[0]["ja"]]
+    assert ja_first[1:3] == [listed[0]["ja"], listed[0]["en"]]
+    assert i18n_check.term_names()["filter"] == "フィルター"
+
+
+def test_the_term_list_refuses_gaps_and_doubles(tmp_path):
+    import terms
+
+    path = tmp_path / "terms.yml"
+    path.write_text("- {en: key, definition: d}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="lacks"):
+        terms.load_terms(path)
+    path.write_text(
+        "- {en: key, ja: キー, definition: d}\n- {en: Key, ja: 鍵, definition: d}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="listed twice"):
+        terms.load_terms(path)

@@ -21,7 +21,10 @@ Babel (``babel.messages.pofile.read_po``; no other library). Fails (exit 1) on:
   ...), link targets and ``$math$`` of a msgstr differ from those of its msgid (Sphinx
   then warns "inconsistent ... references in translated message", or a number silently
   goes missing); for ``{term}`` the target is compared (``{term}`訳 <activation>``` is fine);
-* **placeholders**: a ``{name}`` of a ``claims`` message missing from its translation.
+* **placeholders**: a ``{name}`` of a ``claims`` message missing from its translation;
+* **terminology**: a glossary term linked in the English (``{term}`filter```)
+  must be linked in the translation under its Japanese name from the one term
+  list, ``book/terms.yml`` (``{term}`フィルター <filter>```).
 
 ``--allow-untranslated`` reports untranslated entries without failing (while a
 translation is in progress); ``--stats`` prints the message count of every catalog.
@@ -66,6 +69,38 @@ def markup(text: str) -> Counter:
     return found
 
 
+def term_names(path: Path | None = None) -> dict[str, str]:
+    """``{English name (lower case): Japanese name}`` from the term list."""
+    import yaml
+
+    path = path or ROOT / "book" / "terms.yml"
+    if not path.is_file():
+        return {}
+    terms = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    return {t["en"].lower(): t["ja"] for t in terms}
+
+
+def terminology(msgid: str, msgstr: str, names: dict[str, str]) -> list[str]:
+    """The terms linked in ``msgid`` that ``msgstr`` does not show under
+    their Japanese name."""
+    wrong = []
+    shown: dict[str, list[str]] = {}
+    for m in ROLE.finditer(msgstr):
+        if m["role"] == "term":
+            explicit = re.search(r"^(.*?)\s*<([^<>]+)>\s*$", m["body"])
+            text, target = explicit.groups() if explicit else (m["body"],) * 2
+            shown.setdefault(target.strip().lower(), []).append(text)
+    for m in ROLE.finditer(msgid):
+        if m["role"] != "term":
+            continue
+        explicit = re.search(r"<([^<>]+)>\s*$", m["body"])
+        target = (explicit.group(1) if explicit else m["body"]).strip().lower()
+        ja = names.get(target)
+        if ja and not any(ja in text for text in shown.get(target, [])):
+            wrong.append(f"{target} → {ja}")
+    return wrong
+
+
 def check(
     locale_dir: Path, lang: str, pot_dir: Path | None, allow_untranslated: bool
 ):
@@ -77,6 +112,7 @@ def check(
         p.relative_to(base).with_suffix("").as_posix(): p
         for p in sorted(base.rglob("*.po"))
     }
+    names = term_names() if lang == "ja" else {}
     for domain, path in pos.items():
         cat = load(path, lang)
         rel = (
@@ -101,6 +137,10 @@ def check(
                     extra = markup(m.string) - markup(m.id)
                     errors.append(
                         f"inconsistent markup: {where}: missing {dict(lost)}, extra {dict(extra)}"
+                    )
+                for term in terminology(m.id, m.string, names):
+                    errors.append(
+                        f"terminology: {where}: name the term {term}"
                     )
                 if domain == "claims" and set(BRACE.findall(m.id)) != set(
                     BRACE.findall(m.string)

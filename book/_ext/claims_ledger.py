@@ -627,6 +627,7 @@ def _add_static(app: Sphinx) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("page_fixes")  # beside this file: fixes every page
     app.setup_extension("claims_i18n")  # beside this file: the claims domain
+    app.setup_extension("terms")  # beside this file: the glossary's term list
     app.add_node(claims_placeholder)
     app.add_directive("claims-summary", ClaimsSummary)
     app.add_directive("claims-table", ClaimsTable)
