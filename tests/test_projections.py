@@ -26,6 +26,18 @@ def test_gaussian_shape_scale_and_generator():
     ) == pytest.approx(3, rel=0.03)
 
 
+def test_gaussian_float32_is_the_same_draw():
+    # float32 skips the conversion, not the sample: same numbers to float32
+    w64 = projections.gaussian(
+        30, 40, generator=torch.Generator().manual_seed(3)
+    )
+    w32 = projections.gaussian(
+        30, 40, generator=torch.Generator().manual_seed(3), dtype=torch.float32
+    )
+    assert w32.dtype == torch.float32
+    torch.testing.assert_close(w32, w64.float(), rtol=1e-6, atol=0)
+
+
 def test_near_identity_and_blur_and_resize_structure():
     assert torch.equal(
         projections.near_identity(5, 0.0), torch.eye(5, dtype=torch.float64)
@@ -115,6 +127,8 @@ def test_bad_inputs():
         projections.gaussian(0, 3)
     with pytest.raises(ValueError, match="scale"):
         projections.gaussian(3, 3, scale=-1.0)
+    with pytest.raises(ValueError, match="float16"):
+        projections.gaussian(3, 3, dtype=torch.float16)
     with pytest.raises(ValueError, match="eps"):
         projections.near_identity(3, -0.1)
     with pytest.raises(ValueError, match=r"\(8, 8, 1\)"):

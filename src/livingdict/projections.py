@@ -1,11 +1,12 @@
-"""Matrices to multiply by: random, structured and badly conditioned, and what they do
-to similarity.
+"""Matrices to multiply by: random, structured and badly conditioned, and
+what they do to similarity.
 
-Inputs are row vectors and act on the left, ``y = x @ W``, so every matrix here has
-shape ``(d_in, d_out)``; column ``j`` of ``W`` is the filter behind output ``j``.
-Random matrices come from torch's global generator (seeded by ``livingdict.setup()``)
-unless a ``generator`` is passed. Everything is returned as float64: the lessons compare
-cosines to 1e-9.
+Inputs are row vectors and act on the left, ``y = x @ W``, so every matrix
+here has shape ``(d_in, d_out)``; column ``j`` of ``W`` is the filter behind
+output ``j``. Random matrices come from torch's global generator (seeded by
+``livingdict.setup()``) unless a ``generator`` is passed. Everything is
+returned as float64 (the lessons compare cosines to 1e-9), except a Gaussian
+matrix asked for in float32.
 """
 
 from __future__ import annotations
@@ -31,22 +32,31 @@ def gaussian(
     *,
     scale: float | None = None,
     generator: torch.Generator | None = None,
+    dtype: torch.dtype = _F64,
 ) -> torch.Tensor:
-    """A Gaussian random matrix: ``W_ij ~ N(0, scale²)``, ``scale = 1/√d_in`` by default
-    (so that ``E‖xW‖² = (d_out/d_in)‖x‖²``)."""
+    """A Gaussian random matrix: ``W_ij ~ N(0, scale²)``, by default
+    ``scale = 1/√d_in`` (so that ``E‖xW‖² = (d_out/d_in)‖x‖²``).
+
+    Drawn in float32 (torch's CPU sampler is about 4x faster there than in
+    float64) and returned as ``dtype``: float64 by default, float32 to save the
+    conversion where a lesson draws hundreds of large matrices."""
     _positive(d_in=d_in, d_out=d_out)
     s = 1.0 / math.sqrt(d_in) if scale is None else float(scale)
     if s <= 0:
         raise ValueError(f"gaussian: scale must be > 0, got {scale}")
-    # drawn in float32 (torch's CPU sampler is ~4x faster there), returned as float64
-    return s * torch.randn(d_in, d_out, generator=generator).to(_F64)
+    if dtype not in (torch.float32, _F64):
+        raise ValueError(
+            f"gaussian: dtype must be float32 or float64, got {dtype}"
+        )
+    w = torch.randn(d_in, d_out, generator=generator).to(dtype)
+    return w.mul_(s)
 
 
 def near_identity(
     n: int, eps: float, *, generator: torch.Generator | None = None
 ) -> torch.Tensor:
-    """``I + ε G/√n`` with ``G_ij ~ N(0, 1)``: the identity, perturbed by a random
-    matrix of relative size ``ε`` (``‖εG/√n‖_F ≈ ε‖I‖_F``)."""
+    """``I + ε G/√n`` with ``G_ij ~ N(0, 1)``: the identity, perturbed by a
+    random matrix of relative size ``ε`` (``‖εG/√n‖_F ≈ ε‖I‖_F``)."""
     _positive(n=n)
     if eps < 0:
         raise ValueError(f"near_identity: eps must be >= 0, got {eps}")
@@ -60,9 +70,10 @@ def _blur_1d(n: int, sigma: float) -> torch.Tensor:
 
 
 def blur(shape: Sequence[int], sigma: float) -> torch.Tensor:
-    """Gaussian blur of an image of ``shape = (h, w)``, flattened row by row, as a
-    ``(hw, hw)`` matrix: ``W[i, j] ∝ exp(−‖p_i − p_j‖² / 2σ²)`` for pixel positions
-    ``p``, each column normalised to sum to 1 (output ``j`` is a weighted mean)."""
+    """Gaussian blur of an image of ``shape = (h, w)``, flattened row by row,
+    as a ``(hw, hw)`` matrix: ``W[i, j] ∝ exp(−‖p_i − p_j‖² / 2σ²)`` for pixel
+    positions ``p``, each column normalised to sum to 1 (output ``j`` is a
+    weighted mean)."""
     if len(shape) != 2:
         raise ValueError(
             f"blur needs an image shape (h, w), got {tuple(shape)}"
@@ -74,7 +85,7 @@ def blur(shape: Sequence[int], sigma: float) -> torch.Tensor:
 
 
 def _resize_1d(n_in: int, n_out: int) -> torch.Tensor:
-    # output pixel j has its centre at (j + ½)·n_in/n_out − ½ in input coordinates
+    # output pixel j has its centre at (j + ½)·n_in/n_out − ½ (input pixels)
     pos = ((torch.arange(n_out, dtype=_F64) + 0.5) * n_in / n_out - 0.5).clamp(
         0, n_in - 1
     )
@@ -89,14 +100,16 @@ def _resize_1d(n_in: int, n_out: int) -> torch.Tensor:
 
 
 def resize(shape_in: Sequence[int], shape_out: Sequence[int]) -> torch.Tensor:
-    """Bilinear resizing of an ``(h, w)`` image to ``(H, W)`` as a ``(hw, HW)`` matrix.
+    """Bilinear resizing of an ``(h, w)`` image to ``(H, W)`` as a
+    ``(hw, HW)`` matrix.
 
-    ``x_big = x @ resize((8, 8), (28, 28))`` turns a flattened 8×8 digit into a 28×28
-    one; each output pixel is a convex combination of at most 4 input pixels
-    (columns sum to 1)."""
+    ``x_big = x @ resize((8, 8), (28, 28))`` turns a flattened 8×8 digit into
+    a 28×28 one; each output pixel is a convex combination of at most 4 input
+    pixels (columns sum to 1)."""
     if len(shape_in) != 2 or len(shape_out) != 2:
         raise ValueError(
-            f"resize needs two (h, w) shapes, got {tuple(shape_in)}, {tuple(shape_out)}"
+            "resize needs two (h, w) shapes, got "
+            f"{tuple(shape_in)}, {tuple(shape_out)}"
         )
     _positive(
         h_in=shape_in[0],
@@ -116,18 +129,20 @@ def conditioned(
     *,
     generator: torch.Generator | None = None,
 ) -> torch.Tensor:
-    """A matrix with condition number exactly ``κ``: ``W = U diag(s) Vᵀ`` with random
-    orthonormal ``U (d_in × d_in)``, ``V (d_out × d_in)`` and singular values ``s``
-    spaced geometrically from 1 down to ``1/κ``. Needs ``d_out >= d_in`` (an injective
-    map; a narrower one has κ = ∞)."""
+    """A matrix with condition number exactly ``κ``: ``W = U diag(s) Vᵀ`` with
+    random orthonormal ``U (d_in × d_in)``, ``V (d_out × d_in)`` and singular
+    values ``s`` spaced geometrically from 1 down to ``1/κ``. Needs
+    ``d_out >= d_in`` (an injective map; a narrower one has κ = ∞)."""
     _positive(d_in=d_in, d_out=d_out)
     if d_out < d_in:
         raise ValueError(
-            f"conditioned: needs d_out >= d_in for a finite κ, got ({d_in}, {d_out})"
+            "conditioned: needs d_out >= d_in for a finite κ, "
+            f"got ({d_in}, {d_out})"
         )
     if not kappa >= 1 or (d_in == 1 and kappa != 1):
         raise ValueError(
-            f"conditioned: kappa must be >= 1 (and 1 when d_in = 1), got {kappa}"
+            "conditioned: kappa must be >= 1 (and 1 when d_in = 1), "
+            f"got {kappa}"
         )
     u, _ = torch.linalg.qr(
         torch.randn(d_in, d_in, generator=generator, dtype=_F64)
@@ -152,12 +167,13 @@ def _half_angle_log_tan(cos) -> np.ndarray:
 
 
 def half_angle_distortion(cos_in, cos_out) -> np.ndarray:
-    """How far a map moved a pair's angle, on the scale where the bound is simple:
-    ``|log tan(θ'/2) − log tan(θ/2)|`` for ``θ = arccos(cos_in)``, ``θ' = arccos(cos_out)``.
+    """How far a map moved a pair's angle, on the scale where the bound is
+    simple: ``|log tan(θ'/2) − log tan(θ/2)|`` for ``θ = arccos(cos_in)``,
+    ``θ' = arccos(cos_out)``.
 
-    For an injective linear map with condition number κ this never exceeds ``log κ``
-    (see ``cosine_bounds``). Raises ``ValueError`` for shapes that differ or cosines
-    outside [-1, 1]."""
+    For an injective linear map with condition number κ this never exceeds
+    ``log κ`` (see ``cosine_bounds``). Raises ``ValueError`` for shapes that
+    differ or cosines outside [-1, 1]."""
     a, b = np.asarray(cos_in, dtype=float), np.asarray(cos_out, dtype=float)
     if a.shape != b.shape:
         raise ValueError(
@@ -169,10 +185,10 @@ def half_angle_distortion(cos_in, cos_out) -> np.ndarray:
 def cosine_bounds(cos_in, kappa: float) -> tuple[np.ndarray, np.ndarray]:
     """The range a map with condition number κ can move a cosine into.
 
-    With ``t = tan(θ/2)``: ``t/κ <= tan(θ'/2) <= κ t``, so the output cosine lies in
-    ``[cos(2 arctan(κ t)), cos(2 arctan(t/κ))]``. The bound is sharp: two inputs placed
-    symmetrically about the directions of the largest and smallest singular value
-    reach it. Returns ``(lower, upper)``."""
+    With ``t = tan(θ/2)``: ``t/κ <= tan(θ'/2) <= κ t``, so the output cosine
+    lies in ``[cos(2 arctan(κ t)), cos(2 arctan(t/κ))]``. The bound is sharp:
+    two inputs placed symmetrically about the directions of the largest and
+    smallest singular value reach it. Returns ``(lower, upper)``."""
     if not kappa >= 1:
         raise ValueError(f"cosine_bounds: kappa must be >= 1, got {kappa}")
     t = np.exp(_half_angle_log_tan(cos_in))
