@@ -110,9 +110,18 @@ def test_rank_one_residual():
     ).all()
 
 
-def test_draw_graph_runs():
+def test_draw_graph_draws_an_arrow_per_heavy_weight_and_a_ring_per_self_loop():
+    from matplotlib.text import Annotation
+
     fig, ax = plt.subplots()
-    maps.draw_graph(ax, random_map(5), title="t")
+    a = torch.tensor([[1.0, 0.0, 0.0], [0.9, 0.1, 0.0], [0.0, 0.2, 0.8]])
+    maps.draw_graph(ax, a, threshold=0.5, labels=["x", "y", "z"])
+    arrows = [t for t in ax.texts if isinstance(t, Annotation)]
+    labels = [t.get_text() for t in ax.texts if not isinstance(t, Annotation)]
+    assert len(arrows) == 1  # only A[1, 0] = 0.9 off the diagonal
+    assert arrows[0].xy == (1, 0) and arrows[0].xyann == (0, 0)  # 0 -> 1
+    assert len(ax.patches) == 2  # rings for A[0, 0] and A[2, 2]
+    assert labels == ["x", "y", "z"]
     plt.close(fig)
 
 
@@ -139,6 +148,10 @@ def test_draw_graph_runs():
         (lambda: maps.mixing(torch.ones(2, 3)), r"got shape \(2, 3\)"),
         (lambda: maps.lazy(torch.eye(3), 1.5), "got 1.5"),
         (lambda: maps.rank_one_residual(torch.ones(3)), r"got shape \(3,\)"),
+        (
+            lambda: maps.draw_graph(None, torch.eye(3), labels=["a", "b"]),
+            "2 labels for a map of 3 positions",
+        ),
     ],
 )
 def test_bad_input(call, match):

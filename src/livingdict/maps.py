@@ -162,63 +162,83 @@ def rank_one_residual(x: torch.Tensor) -> torch.Tensor:
     return torch.linalg.matrix_norm(centred) / torch.linalg.matrix_norm(x)
 
 
-def draw_graph(ax, a, *, threshold: float = 0.05, title: str = "") -> None:
+def draw_graph(
+    ax,
+    a,
+    *,
+    threshold: float = 0.05,
+    title: str = "",
+    labels: Sequence[str] | None = None,
+    node_size: float = 420,
+) -> None:
     """Draw map ``A`` as a directed graph on positions set out on a line.
 
-    An arc ``s → t`` for each ``A[t, s] > threshold`` (width and opacity ∝
-    weight; self-loops as rings)."""
+    Position ``t`` is a node at ``x = t``. An arc ``s → t`` ("t reads from
+    s") is drawn for each ``A[t, s] > threshold``, wider and darker for a
+    heavier weight: forward arcs (``s < t``) bend above the line, backward arcs
+    below, and a ring above a node is a self-loop. ``labels`` (one per
+    position) replace the position numbers in the nodes; ``node_size`` is
+    the nodes' area in points² (smaller for long sequences).
+    """
     a = _square(a, "draw_graph").detach().cpu().numpy().astype(float)
     n = a.shape[0]
-    reach = {
-        True: 0.0,
-        False: 0.0,
-    }  # how far arcs bend above (forward) and below (backward)
+    if labels is not None and len(labels) != n:
+        raise ValueError(
+            f"draw_graph: {len(labels)} labels for a map of {n} positions"
+        )
+    above, below = 0.45, 0.3  # how far the drawing reaches up and down
     for t, s in zip(*np.nonzero(a > threshold), strict=True):
         w = a[t, s]
         if s == t:
             ax.add_patch(_ring(t, w))
             continue
-        reach[bool(t > s)] = max(reach[bool(t > s)], 0.2 * abs(t - s))
-        style = dict(
-            arrowstyle="-|>",
-            color="#0072B2",
-            alpha=0.25 + 0.75 * w,
-            lw=0.5 + 3 * w,
-        )
-        # drawn s → t: forward edges bend up, backward edges down
-        arc = "arc3,rad=-0.4"
-        ax.annotate(
+        if t > s:
+            above = max(above, 0.2 * (t - s) + 0.15)
+        else:
+            below = max(below, 0.2 * (s - t) + 0.15)
+        ax.annotate(  # drawn s → t: forward bends up, backward bends down
             "",
             (t, 0),
             (s, 0),
             arrowprops=dict(
-                **style, connectionstyle=arc, shrinkA=6, shrinkB=6
+                arrowstyle="-|>",
+                mutation_scale=14,
+                color="#0072B2",
+                alpha=0.35 + 0.65 * w,
+                lw=0.8 + 3 * w,
+                connectionstyle="arc3,rad=-0.4",
+                shrinkA=0.55 * node_size**0.5,
+                shrinkB=0.55 * node_size**0.5,
             ),
         )
     ax.scatter(
-        range(n), [0] * n, s=180, color="white", edgecolor="black", zorder=3
+        range(n),
+        [0] * n,
+        s=node_size,
+        color="white",
+        edgecolor="black",
+        zorder=3,
     )
     for i in range(n):
-        ax.text(i, 0, str(i), ha="center", va="center", fontsize=7, zorder=4)
-    ax.set(
-        xlim=(-0.8, n - 0.2),
-        ylim=(-reach[False] - 0.4, max(reach[True], 0.3) + 0.35),
-        title=title,
-    )
-    ax.set_xlabel("position (arc s → t: t reads from s)")
+        text = str(i) if labels is None else str(labels[i])
+        ax.text(i, 0, text, ha="center", va="center", fontsize=11, zorder=4)
+    ax.set(xlim=(-0.6, n - 0.4), ylim=(-below, above), title=title)
+    ax.set_xticks([])
     ax.set_yticks([])
     ax.set_aspect("equal")
     ax.grid(False)
+    for side in ("left", "bottom", "top", "right"):
+        ax.spines[side].set_visible(False)
 
 
 def _ring(t: int, w: float):
     from matplotlib.patches import Circle
 
     return Circle(
-        (t, 0.28),
-        0.2,
+        (t, 0.3),
+        0.17,
         fill=False,
         color="#D55E00",
-        lw=0.5 + 3 * w,
-        alpha=0.25 + 0.75 * w,
+        lw=0.8 + 3 * w,
+        alpha=0.35 + 0.65 * w,
     )
