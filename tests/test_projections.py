@@ -1,5 +1,7 @@
-"""projections: shapes and structure of each matrix, the condition-number bound on
-similarity (a property: it holds for every map and pair, and it is sharp), bad input."""
+"""projections: shapes and structure of each matrix, the condition-number bound
+on similarity (a property: it holds for every map and pair, and it is sharp),
+the arc-cosine kernel (known values, a ReLU layer never makes two inputs less
+alike, agreement with a wide random layer), bad input."""
 
 import math
 
@@ -147,3 +149,50 @@ def test_bad_inputs():
         projections.half_angle_distortion([1.5], [0.2])
     with pytest.raises(ValueError, match="kappa"):
         projections.cosine_bounds(0.3, 0.9)
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        projections.arccos_kernel(1.2)
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        projections.arccos_kernel(np.nan)
+    with pytest.raises(ValueError, match="degree"):
+        projections.arccos_kernel(0.5, degree=3)
+    with pytest.raises(ValueError, match=r"\(8,\)"):
+        projections.random_layer(torch.ones(8), 10)
+
+
+def test_arccos_kernel_known_values():
+    k = projections.arccos_kernel
+    assert k(1.0) == pytest.approx(1) and k(0.0) == pytest.approx(1 / math.pi)
+    assert k(-1.0) == pytest.approx(0, abs=1e-12)
+    assert k(0.0, degree=0) == pytest.approx(0.5)
+    assert k(-1.0, degree=0) == pytest.approx(0)
+    assert k(1.0, degree=2) == pytest.approx(1)
+    assert k(0.0, degree=2) == pytest.approx(1 / 6)
+    np.testing.assert_allclose(k(np.array([[1.0, 1.0]])), [[1.0, 1.0]])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(-1, 1))
+def test_relu_kernel_lifts_and_stays_in_range(c):
+    k1 = float(projections.arccos_kernel(c))
+    assert 0 <= k1 <= 1 + 1e-12
+    assert k1 >= c - 1e-12  # a ReLU layer never makes two inputs less alike
+
+
+@pytest.mark.parametrize("degree", [0, 1])
+def test_arccos_kernel_matches_a_wide_random_layer(degree):
+    theta = torch.linspace(0, math.pi, 7, dtype=torch.float64)
+    x = torch.stack([torch.ones_like(theta), torch.zeros_like(theta)], 1)
+    y = torch.stack([torch.cos(theta), torch.sin(theta)], 1)  # angle θ
+    g = torch.Generator().manual_seed(0)
+    zx = projections.random_layer(x, 200_000, relu=False, generator=g)
+    g = torch.Generator().manual_seed(0)  # the same W for both
+    zy = projections.random_layer(y, 200_000, relu=False, generator=g)
+    act = torch.relu if degree == 1 else lambda z: (z > 0).double()
+    hx, hy = act(zx), act(zy)
+    cos = (hx * hy).sum(1) / (hx.norm(dim=1) * hy.norm(dim=1))
+    want = projections.arccos_kernel(torch.cos(theta), degree=degree)
+    np.testing.assert_allclose(cos.numpy(), want, atol=0.01)
+    # and the ReLU layer itself is that layer after its ReLU
+    g = torch.Generator().manual_seed(0)
+    h = projections.random_layer(x, 200_000, generator=g)
+    torch.testing.assert_close(h, torch.relu(zx))

@@ -1,5 +1,4 @@
-"""Matrices to multiply by: random, structured and badly conditioned, and
-what they do to similarity.
+"""Random matrices, and what they do to similarity: chapter 1's toolbox.
 
 Inputs are row vectors and act on the left, ``y = x @ W``, so every matrix
 here has shape ``(d_in, d_out)``; column ``j`` of ``W`` is the filter behind
@@ -7,6 +6,16 @@ output ``j``. Random matrices come from torch's global generator (seeded by
 ``livingdict.setup()``) unless a ``generator`` is passed. Everything is
 returned as float64 (the lessons compare cosines to 1e-9), except a Gaussian
 matrix asked for in float32.
+
+* matrices: ``gaussian``, ``near_identity``, ``blur``, ``resize``,
+  ``conditioned`` (a chosen condition number κ);
+* what a linear map does to an angle: ``half_angle_distortion`` and
+  ``cosine_bounds``, the sharp bound ``|log tan(θ'/2) − log tan(θ/2)| <=
+  log κ`` (lesson 03);
+* what a random ReLU layer does to an angle: ``random_layer`` and
+  ``arccos_kernel``, the arc-cosine kernel of Cho & Saul (2009): for a wide
+  layer the output cosine is ``k₁(cos θ) = (sin θ + (π − θ) cos θ) / π``
+  (lessons 04 and 05).
 """
 
 from __future__ import annotations
@@ -154,16 +163,20 @@ def conditioned(
     return (u * s) @ v.T
 
 
-def _half_angle_log_tan(cos) -> np.ndarray:
+def _angles(cos) -> np.ndarray:
+    """θ = arccos(cos); ``ValueError`` for cosines outside [-1, 1]."""
     c = np.asarray(cos, dtype=float)
     if np.isnan(c).any() or (np.abs(c) > 1 + 1e-9).any():
         bad = c[np.isnan(c) | (np.abs(c) > 1 + 1e-9)]
         raise ValueError(
             f"cosines must lie in [-1, 1]; {c.shape} holds {bad[:3].tolist()}"
         )
-    theta = np.arccos(np.clip(c, -1, 1))
+    return np.arccos(np.clip(c, -1.0, 1.0))
+
+
+def _half_angle_log_tan(cos) -> np.ndarray:
     with np.errstate(divide="ignore"):
-        return np.log(np.tan(theta / 2))
+        return np.log(np.tan(_angles(cos) / 2))
 
 
 def half_angle_distortion(cos_in, cos_out) -> np.ndarray:
@@ -193,3 +206,57 @@ def cosine_bounds(cos_in, kappa: float) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"cosine_bounds: kappa must be >= 1, got {kappa}")
     t = np.exp(_half_angle_log_tan(cos_in))
     return np.cos(2 * np.arctan(kappa * t)), np.cos(2 * np.arctan(t / kappa))
+
+
+def arccos_kernel(cos, degree: int = 1) -> np.ndarray:
+    """Normalised arc-cosine kernel ``k_n(cos θ) = J_n(θ) / J_n(0)`` (Cho &
+    Saul 2009): the cosine between ``φ(xW)`` and ``φ(yW)`` for an infinitely
+    wide Gaussian ``W``.
+
+    * degree 0 (step ``φ = 1[z > 0]``): ``J₀ = π − θ``
+    * degree 1 (ReLU ``φ = max(z, 0)``): ``J₁ = sin θ + (π − θ) cos θ``
+    * degree 2 (``φ = max(z, 0)²``):
+      ``J₂ = 3 sin θ cos θ + (π − θ)(1 + 2 cos² θ)``
+
+    ``k_n(1) = 1`` and ``k₁(0) = 1/π``. Raises ``ValueError`` for cosines
+    outside [-1, 1] or another degree.
+    """
+    th = _angles(cos)
+    if degree == 0:
+        return 1.0 - th / math.pi
+    if degree == 1:
+        return (np.sin(th) + (math.pi - th) * np.cos(th)) / math.pi
+    if degree == 2:
+        c = np.cos(th)
+        return (3 * np.sin(th) * c + (math.pi - th) * (1 + 2 * c**2)) / (
+            3 * math.pi
+        )
+    raise ValueError(
+        f"arccos_kernel: degree must be 0, 1 or 2, got {degree!r}"
+    )
+
+
+def random_layer(
+    x,
+    width: int,
+    *,
+    relu: bool = True,
+    generator: torch.Generator | None = None,
+) -> torch.Tensor:
+    """One random layer with He initialisation: ``φ(x W)``,
+    ``W_ij ~ N(0, 2/d)`` (``d`` = number of columns of ``x``), ``φ`` = ReLU
+    or, with ``relu=False``, the identity. ``x`` is ``(n, d)``; returns
+    ``(n, width)`` float64."""
+    h = torch.as_tensor(x, dtype=torch.float64)
+    if h.ndim != 2:
+        raise ValueError(
+            f"random_layer needs x of shape (n, d), got {tuple(h.shape)}"
+        )
+    w = gaussian(
+        h.shape[1],
+        width,
+        scale=math.sqrt(2.0 / h.shape[1]),
+        generator=generator,
+    )
+    z = h @ w
+    return torch.relu(z) if relu else z
