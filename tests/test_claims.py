@@ -195,3 +195,11 @@ def test_registry_refuses_a_duplicate_id_and_sees_edits(tmp_path):
     with pytest.raises(ValueError, match="C0.1 is registered twice"):
         claims.registry(path)
     assert len(claims.entries(path)) == 2
+
+
+def test_setup_turns_on_deterministic_algorithms():
+    import torch
+
+    torch._C._set_deterministic_algorithms(False)
+    livingdict.setup(0)
+    assert torch.are_deterministic_algorithms_enabled()

@@ -86,7 +86,10 @@ def setup(seed: int | None = None) -> int:
     # NumPy's BLAS too: on small arrays a second thread only waits (a 150 × 784
     # cosine matrix took 22-43 ms on 2 threads, 4-5 ms on 1, shared machine)
     ThreadpoolController().limit(limits=torch_threads(), user_api="blas")
-    torch.use_deterministic_algorithms(True)
+    # torch.use_deterministic_algorithms(True) also imports torch._inductor to
+    # tell torch.compile (1.4 s of every lesson); the book never compiles, so
+    # set the flag itself
+    torch._C._set_deterministic_algorithms(True)
     from .plot import use_style
 
     use_style()
