@@ -1,4 +1,5 @@
-"""The hand-built exact dictionary returns every stored value."""
+"""The hand-built exact dictionary returns every stored value: the key of a
+stored pattern is one-hot."""
 
 import pytest
 import torch
@@ -18,39 +19,41 @@ from livingdict.memory import exact_dictionary, match_margins
 )
 def test_every_stored_value_comes_back(n, d, d_v, seed):
     g = torch.Generator().manual_seed(seed)
-    keys = torch.nn.functional.normalize(torch.randn(n, d, generator=g), dim=1)
+    patterns = torch.nn.functional.normalize(
+        torch.randn(n, d, generator=g), dim=1
+    )
     values = torch.randn(n, d_v, generator=g)
     if (
-        match_margins(keys).min() < 1e-3
-    ):  # nearly duplicate keys: separable but fragile
+        match_margins(patterns).min() < 1e-3
+    ):  # nearly duplicate patterns: separable but fragile
         return
-    net = exact_dictionary(keys, values)
+    net = exact_dictionary(patterns, values)
     d_ = as_dictionary(net)
     with torch.no_grad():
-        h = d_.keys(keys)
+        h = d_.keys(patterns)
         torch.testing.assert_close(h, torch.eye(n), atol=2e-3, rtol=0)
-        torch.testing.assert_close(net(keys), values, atol=2e-3, rtol=0)
+        torch.testing.assert_close(net(patterns), values, atol=2e-3, rtol=0)
 
 
-def test_float64_keys_give_a_float64_network_exact_to_round_off():
+def test_float64_patterns_give_a_float64_network_exact_to_round_off():
     g = torch.Generator().manual_seed(0)
-    keys = torch.nn.functional.normalize(
+    patterns = torch.nn.functional.normalize(
         torch.rand(200, 16, generator=g, dtype=torch.float64), dim=1
     )
     values = torch.randn(200, 3, generator=g, dtype=torch.float64)
-    net = exact_dictionary(keys, values)
+    net = exact_dictionary(patterns, values)
     assert net[0].weight.dtype == torch.float64
     with torch.no_grad():
-        assert (net(keys) - values).abs().max() < 1e-9
+        assert (net(patterns) - values).abs().max() < 1e-9
 
 
-def test_raw_keys_of_unequal_norm_work_when_each_is_its_own_best_match():
-    keys = torch.tensor([[1.0, 0.0], [0.0, 2.0], [-1.0, -1.0]])
-    assert (match_margins(keys) > 0).all()
+def test_raw_patterns_of_unequal_norm_work_when_each_is_its_own_best_match():
+    patterns = torch.tensor([[1.0, 0.0], [0.0, 2.0], [-1.0, -1.0]])
+    assert (match_margins(patterns) > 0).all()
     values = torch.tensor([[1.0], [2.0], [3.0]])
     with torch.no_grad():
         torch.testing.assert_close(
-            exact_dictionary(keys, values)(keys), values
+            exact_dictionary(patterns, values)(patterns), values
         )
 
 
@@ -61,7 +64,7 @@ def test_bad_input():
         exact_dictionary(torch.ones(2, 3), torch.randn(2, 1))
     with pytest.raises(
         ValueError, match="best match"
-    ):  # a key inside a longer one's cone
+    ):  # a pattern inside a longer one's cone
         exact_dictionary(
             torch.tensor([[1.0, 0.0], [2.0, 0.1]]), torch.randn(2, 1)
         )

@@ -1,10 +1,10 @@
 """A relational task: are these two inputs of the same class?
 
-``same_class_pairs`` draws pairs ``(a, b)`` from a labelled set, half of them from one
-class and half from two different classes, and returns the concatenation ``[a, b]``
-with the label ``1[class(a) = class(b)]``. A linear score ``w_a·a + w_b·b`` adds a
-judgement of ``a`` to a judgement of ``b`` and cannot compare them, so a linear model
-stays near chance; one hidden layer can.
+``same_class_pairs`` draws pairs ``(a, b)`` from a labelled set, half of them
+from one class and half from two different classes, and returns the
+concatenation ``[a, b]`` with the label ``1[class(a) = class(b)]``. A linear
+score ``w_a·a + w_b·b`` adds a judgement of ``a`` to a judgement of ``b`` and
+cannot compare them, so a linear model stays near chance; one hidden layer can.
 """
 
 from __future__ import annotations
@@ -16,15 +16,17 @@ import torch
 def same_class_pairs(
     x: torch.Tensor, y: torch.Tensor, n_pairs: int, seed: int = 0
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``n_pairs`` balanced pairs: inputs ``(n_pairs, 2d) = [x_a, x_b]``, labels
-    ``1[y_a = y_b]`` (int64), exactly ``n_pairs // 2`` positives, in shuffled order.
+    """``n_pairs`` balanced pairs: inputs ``(n_pairs, 2d) = [x_a, x_b]``,
+    labels ``1[y_a = y_b]`` (int64), exactly ``n_pairs // 2`` positives, in
+    shuffled order.
 
-    Raises ``ValueError`` when ``x (n, d)`` and ``y (n,)`` do not match, when there are
-    fewer than two classes, or when no class has two members.
+    Raises ``ValueError`` when ``x (n, d)`` and ``y (n,)`` do not match, when
+    there are fewer than two classes, or when no class has two members.
     """
     if x.ndim != 2 or y.shape != (x.shape[0],):
         raise ValueError(
-            f"same_class_pairs: x {tuple(x.shape)} and y {tuple(y.shape)} differ"
+            f"same_class_pairs: x {tuple(x.shape)} and y {tuple(y.shape)} "
+            "differ"
         )
     if n_pairs < 2:
         raise ValueError(f"same_class_pairs needs n_pairs >= 2, got {n_pairs}")
