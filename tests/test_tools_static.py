@@ -427,3 +427,22 @@ def test_the_colab_cell_must_be_removed_from_the_page(lesson_tree, edit_nb):
     assert errors(lesson_tree) == [
         f"{NB}.ipynb: tag the Colab cell (first code cell) remove-cell"
     ]
+
+
+def test_a_widget_runs_only_for_a_reader(lesson_tree, edit_nb):
+    def widget(nb):
+        nb["cells"][3]["source"] += "\nwidgets.interact(show, beta=(0, 5))"
+        nb["cells"][3]["metadata"]["tags"] = ["remove-output"]
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", widget)
+    found = errors(lesson_tree)
+    assert any(
+        "cell 3 shows a widget: tag it skip-execution, nbval-skip" in e
+        for e in found
+    ), found
+
+    def tag(nb):
+        nb["cells"][3]["metadata"]["tags"] = list(static_checks.WIDGET_TAGS)
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", tag)
+    assert not any("widget" in e for e in errors(lesson_tree))

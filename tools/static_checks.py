@@ -32,6 +32,10 @@ The lessons are ``livingdict.claims.notebooks(root)``; the registry is
 8. The mechanism is on the page: besides the Colab cell and the imports (cells of
    nothing but imports and ``SEED = livingdict.setup()``), at least one code cell
    is visible (no ``hide-*`` or ``remove-*`` tag).
+10. A widget (a cell that calls ``interact``) only runs in a reader's Jupyter:
+    it is tagged ``skip-execution``, ``nbval-skip`` and ``remove-output``
+    (headless kernels can hang on it: jupyter/nbclient#312); a static figure
+    beside it carries its message.
 9. The first code cell is the Colab cell (``tools.set_repo_url.colab_cell`` with
    ``_config.yml``'s repository URL), tagged ``remove-cell``.
 
@@ -444,6 +448,23 @@ def check_folding(lesson: Lesson) -> Iterator[str]:
             yield f"cell {i} checks a claim: tag it hide-cell"
 
 
+WIDGET_TAGS = ("skip-execution", "nbval-skip", "remove-output")
+
+
+@each_lesson
+def check_widgets(lesson: Lesson) -> Iterator[str]:
+    """Widget cells run only where a reader can move them."""
+    for i, cell in lesson.code():
+        if re.search(r"\binteract(?:ive)?\(", _source(cell)):
+            missing = [t for t in WIDGET_TAGS if t not in _tags(cell)]
+            if missing:
+                yield (
+                    f"cell {i} shows a widget: tag it {', '.join(missing)} "
+                    "(headless runs can hang on it; the static figure beside "
+                    "it carries the message)"
+                )
+
+
 def _visible(cell: Mapping[str, Any]) -> bool:
     return not any(t.startswith(("hide-", "remove-")) for t in _tags(cell))
 
@@ -523,6 +544,7 @@ def run_all(root: Path) -> Report:
     report.errors += check_numbers(lessons)
     report.errors += check_pragmas(lessons)
     report.errors += check_folding(lessons)
+    report.errors += check_widgets(lessons)
     report.errors += check_mechanism(lessons)
     if (url := repo_url(root)) is None:
         report.errors.append(
