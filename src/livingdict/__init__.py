@@ -1,10 +1,24 @@
 """livingdict — the helper package of *The Living Dictionary*.
 
-One module per idea: ``lookup`` (the one operation), ``layers`` (linear, MLP
-and attention as lookups), ``data`` (offline data), ``train`` (one small
-training loop), ``metrics`` (similarity and key statistics), ``plot`` (the
-book's figure style) and ``claims`` (the checks behind every sentence).
-``setup()`` starts every notebook.
+One module per idea; the book's words are the essay's: the input is matched
+against *filters*, the matches make a *key* (weights over slots), the key
+reads the *values* (one row per slot).
+
+    lookup       the one operation: a key reads the weighted sum of value rows
+    layers       a linear layer, an MLP and attention written as lookups
+    networks     the MLPs (and seed ensembles) and the attention-only model
+    maps         attention maps as objects: masks, products, reach, mixing
+    projections  random and structured matrices, and what they do to
+                 similarity (chapter 1)
+    data         offline data: digits, MNIST-1D, tasks in the plane, sequences
+    train        one small deterministic training loop
+    metrics      cosine, correlation, effective number of keys, drift
+    plot         the figure style and the figures several lessons draw
+    page         what a page shows: glued numbers, the source of package code
+    claims       the check behind every claim; the registry, verdicts, lessons
+
+``setup()`` starts every lesson. A mechanism only one lesson teaches lives in
+that lesson; lessons show package code with ``page.show``.
 """
 
 from __future__ import annotations
