@@ -1,30 +1,12 @@
-"""Every claim of the book is checked by one call, and every check leaves a
-trace.
-
-    check(claim_id, passed, measured=..., expected=..., controls=...)
-
-``measured`` names each quantity in plain words (``"retrieval error at N =
-d"``), ``expected`` gives the condition it must meet (``"< 1e-6"``), and
-``controls`` says, for each *control* — the same test applied to something that
-must fail it (the wrong law, the mechanism removed, an untrained network) —
-whether it passed the test. The check passes when every condition holds and
-every control fails. It prints a short table, appends a JSON line to the ledger
-(which feeds the book's verdict boxes and claims page) and raises
-``AssertionError`` with the numbers when the claim does not reproduce.
-
-This module is also the one source of truth for the registry of claims
-(``claims.yml``), the verdict words and the list of lesson notebooks: the
-tools, the Sphinx extension and the tests read them from here.
-
-Ledger file: ``$LIVINGDICT_LEDGER`` if set, else
-``<repo>/_build/ledger.jsonl``.
+"""Every claim of the book is checked by one call, ``check``, which leaves a
+line in the ledger (read by the book's verdict boxes and claims page). The
+one source of truth for the registry, the verdicts and the lesson list.
 """
-
-from __future__ import annotations
 
 import datetime as _dt
 import json
 import math
+import operator
 import os
 import re
 import textwrap
@@ -32,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import yaml
 
@@ -72,32 +54,27 @@ def entries(path: Path = REGISTRY_PATH) -> list[dict[str, Any]]:
 
 
 def registry(path: Path = REGISTRY_PATH) -> dict[str, dict[str, Any]]:
-    """The registry, ``{id: {id, chapter, claim, verdict, notebook}}``.
-
-    Raises ``ValueError`` when an id is registered twice.
-    """
+    """``{id: {id, chapter, claim, verdict, notebook}}``; an id registered
+    twice is a ``ValueError``."""
     out: dict[str, dict[str, Any]] = {}
     for e in entries(path):
         if e["id"] in out:
-            raise ValueError(
-                f"claim id {e['id']} is registered twice in {path}"
-            )
+            raise ValueError(f"{e['id']} is registered twice in {path}")
         out[e["id"]] = e
     return out
 
 
 def chapters(path: Path = REGISTRY_PATH) -> dict[str, dict[str, str]]:
     """The chapters: ``{"0": {title, section}, …, "B": …}``."""
-    return {str(k): v for k, v in _load(Path(path))["chapters"].items()}
+    return {str(k): v for k, v in _load(path)["chapters"].items()}
 
 
 def repo_root() -> Path | None:
     """The book's checkout: the folder with ``_config.yml``, ``notebooks``."""
     for start in (Path.cwd(), Path(__file__).resolve()):
         for folder in (start, *start.parents):
-            if (folder / "_config.yml").is_file() and (
-                folder / "notebooks"
-            ).is_dir():
+            book = (folder / "_config.yml").is_file()
+            if book and (folder / "notebooks").is_dir():
                 return folder
     return None
 
@@ -114,26 +91,18 @@ def notebooks(root: Path) -> list[Path]:
     )
 
 
-# ---------------------------------------------------------------- the
-# conditions
+# ----------------------------------------------------------- the conditions
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
-_OPS = {
-    "<": lambda m, t: m < t,
-    "<=": lambda m, t: m <= t,
-    ">": lambda m, t: m > t,
-    ">=": lambda m, t: m >= t,
-    "==": lambda m, t: m == t,
-}
+_OPS = {"<": operator.lt, "<=": operator.le, "==": operator.eq}
+_OPS |= {">": operator.gt, ">=": operator.ge}
 
 
 @dataclass(frozen=True)
 class Condition:
-    """A condition a measured number must meet, parsed from ``expected`` text.
-
-    Forms: ``"< t"``, ``"<= t"``, ``"> t"``, ``">= t"``, ``"== t"``,
-    ``"a ± h"`` (``|m − a| <= h``), ``"in [a, b]"`` (``a <= m <= b``),
-    ``"true"`` / ``"false"`` (a yes/no finding). A list of measured numbers
-    must meet it element by element.
+    """A condition a measured number must meet, parsed from ``expected`` text:
+    ``"< t"``, ``"<= t"``, ``"> t"``, ``">= t"``, ``"== t"``, ``"a ± h"``
+    (``|m − a| <= h``), ``"in [a, b]"`` (``a <= m <= b``), ``"true"`` /
+    ``"false"`` (a yes/no finding). A list must meet it element by element.
     """
 
     text: str
@@ -142,7 +111,7 @@ class Condition:
     hi: float = math.nan
 
     @classmethod
-    def parse(cls, text: str) -> Condition:
+    def parse(cls, text: str) -> Self:
         s = str(text).strip()
         if s in ("true", "false"):
             return cls(s, "is", 1.0 if s == "true" else 0.0)
@@ -150,9 +119,8 @@ class Condition:
             return cls(s, m[1], float(m[2]))
         if m := re.fullmatch(rf"({_NUMBER})\s*±\s*({_NUMBER})", s):
             return cls(s, "±", float(m[1]), float(m[2]))
-        if m := re.fullmatch(
-            rf"in \[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]", s
-        ):
+        band = rf"in \[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]"
+        if m := re.fullmatch(band, s):
             return cls(s, "in", float(m[1]), float(m[2]))
         raise ValueError(
             f"expected condition {text!r} is not one of '< t', '<= t', '> t', "
@@ -172,9 +140,8 @@ class Condition:
 
     def margin(self, value: float | bool) -> float:
         """How far inside (> 0) or outside (< 0) the condition a value lies,
-        relative to the threshold's scale (``|t|``, or the band's half-width):
-        0.5 means the value could move half the scale before the check
-        fails."""
+        in units of ``|t|`` (or the band's half-width): 0.5 means the value
+        could move half that before the check fails."""
         if self.op == "is":
             return 1.0 if self.holds(value) else -1.0
         v = float(value)
@@ -201,8 +168,8 @@ def evaluate(
     measured: Mapping[str, Any], expected: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """Each condition of ``expected`` applied to its ``measured`` quantity:
-    ``[{"name", "expected", "held", "margin"}, …]`` (margin: the worst
-    element's)."""
+    ``[{"name", "expected", "held", "margin"}, …]`` (the worst element's
+    margin)."""
     rows = []
     for name, text in expected.items():
         if name not in measured:
@@ -214,18 +181,12 @@ def evaluate(
         held = all(cond.holds(v) for v in values)
         margin = min(cond.margin(v) for v in values)
         rows.append(
-            {
-                "name": name,
-                "expected": cond.text,
-                "held": held,
-                "margin": margin,
-            }
+            dict(name=name, expected=cond.text, held=held, margin=margin)
         )
     return rows
 
 
-# --------------------------------------------------------------------- the
-# check
+# ---------------------------------------------------------------- the check
 def ledger_path() -> Path:
     """``$LIVINGDICT_LEDGER``, else ``<repo>/_build/ledger.jsonl``."""
     env = os.environ.get("LIVINGDICT_LEDGER")
@@ -235,18 +196,13 @@ def ledger_path() -> Path:
 
 
 def _notebook_name(claim_id: str) -> str | None:
-    env = os.environ.get("LIVINGDICT_NOTEBOOK")
-    if env:
-        return env.removesuffix(".ipynb")
-    try:  # a kernel started by a Jupyter server knows its notebook
-        from IPython import get_ipython
+    from IPython import get_ipython
 
-        ip = get_ipython()
-        session = ip.user_ns.get("__session__") if ip is not None else None
-        if session:
-            return str(session).removesuffix(".ipynb")
-    except ImportError:  # pragma: no cover - IPython is a dependency
-        pass
+    ip = get_ipython()  # a kernel started by Jupyter knows its notebook
+    session = ip.user_ns.get("__session__") if ip is not None else None
+    name = os.environ.get("LIVINGDICT_NOTEBOOK") or session
+    if name:
+        return str(name).removesuffix(".ipynb")
     return registry()[claim_id].get("notebook")
 
 
@@ -295,19 +251,16 @@ def check(
 ) -> dict[str, Any]:
     """Record the check of one claim; raise ``AssertionError`` when it fails.
 
-    ``measured``: ``{plain name: number, list of numbers or yes/no}``;
-    ``expected``: ``{plain name: condition}`` for the quantities the test
-    compares (see ``Condition``; measured quantities without a condition are
-    reported only). ``passed`` is the lesson's own verdict on its conditions
-    and must agree with them. ``controls``: ``{what the control is: did it pass
-    the claim's test?}`` — at least one, and each must be ``False``. The check
-    passes when ``passed and not any(controls.values())``.
+    ``measured``: ``{plain name: number, list of numbers or yes/no}``, e.g.
+    ``"retrieval error at N = d"``; ``expected``: ``{plain name: condition}``
+    (see ``Condition``; other measured quantities are only reported);
+    ``controls``: ``{a control — the same test applied to something that must
+    fail it (the wrong law, the mechanism removed): did it pass?}``, at least
+    one. ``passed``, the lesson's verdict, must agree with the conditions.
 
-    Appends ``{"id", "passed", "measured", "expected", "conditions",
-    "controls", "note", "notebook", "seed", "time"}`` to the ledger and returns
-    it. Raises ``ValueError`` for an unknown id, names that are not plain
-    words, an unparsable condition, no controls, or ``passed`` that contradicts
-    the conditions.
+        the claim reproduces = passed and not any(controls.values())
+
+    Appends the record to ``ledger_path()`` and returns it.
     """
     reg = registry()
     if claim_id not in reg:
@@ -324,11 +277,10 @@ def check(
             "applied to something that must fail it"
         )
     conditions = evaluate(measured, expected)
-    if bool(passed) != all(c["held"] for c in conditions):
-        held = {c["name"]: c["held"] for c in conditions}
+    held = {c["name"]: c["held"] for c in conditions}
+    if bool(passed) != all(held.values()):
         raise ValueError(
-            f"{claim_id}: passed={bool(passed)} contradicts the "
-            f"conditions {held}"
+            f"{claim_id}: passed={bool(passed)} contradicts {held}"
         )
     from . import current_seed
 
@@ -372,13 +324,9 @@ def report(record: Mapping[str, Any], width: int = 79) -> str:
     for name, value in record["measured"].items():
         if name not in record.get("expected", {}):
             lines.append(f"    {name}: {fmt(value)}")
+    outcome = ("✓ failed, as it must", "✗ passed the test (it must not)")
     for name, passed in record.get("controls", {}).items():
-        sign = (
-            "✗ passed the test (it must not)"
-            if passed
-            else "✓ failed, as it must"
-        )
-        lines.append(f"  control — {name}: {sign}")
+        lines.append(f"  control — {name}: {outcome[bool(passed)]}")
     return "\n".join(
         textwrap.fill(line, width, subsequent_indent="      ")
         for line in lines

@@ -1,69 +1,45 @@
-"""Offline data only: nothing here touches the network.
-
-Images and signals
-  * ``digits`` — scikit-learn's bundled 8 × 8 handwritten digits (1,797
-    images), pixels in [0, 1], read straight from the file scikit-learn ships.
-  * ``mnist1d`` — MNIST-1D (Greydanus 2020) generated locally by
-    ``mnist1d.data.make_dataset`` (never its download): signals of length 40.
-Tasks in the plane
-  * ``xor`` — four blobs; the label is 1 when the signs differ.
-  * ``checkerboard`` — a c × c board; no line does better than the majority.
-A relational task
-  * ``same_class_pairs`` — "are these two inputs of the same class?"
-Sequences, for attention
-  * ``associative_recall`` — a tiny phone book: ``n`` (name, entry) pairs,
-    then a name; the answer is its entry (two hops: find the name, then read
-    the token after it).
-  * ``copy_at_offset`` — the answer sits at a fixed position (one hop).
-
-Every generator takes a ``seed`` (``None``: the seed of the last ``setup()``)
-or, for the sequence tasks, a ``torch.Generator`` (``None``: torch's global
-one).
+"""Offline data only: nothing here touches the network. Every generator takes
+a ``seed`` (``None``: the last ``setup()``'s) or, for sequences, a
+``Generator`` (``None``: torch's global one).
 """
-
-from __future__ import annotations
 
 import gzip
 import importlib.util
 import os
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 import torch
+from torch import Generator, Tensor
+
+from . import current_seed
+from .claims import repo_root
 
 
 @dataclass(frozen=True)
 class Split:
     """A train/test split: float32 inputs ``(n, d)``, int64 labels ``(n,)``."""
 
-    x_train: torch.Tensor
-    y_train: torch.Tensor
-    x_test: torch.Tensor
-    y_test: torch.Tensor
+    x_train: Tensor
+    y_train: Tensor
+    x_test: Tensor
+    y_test: Tensor
 
 
 def _seed(seed: int | None) -> int:
-    if seed is not None:
-        return seed
-    from . import current_seed
-
-    s = current_seed()
-    return 0 if s is None else s
+    return (current_seed() or 0) if seed is None else seed
 
 
-def _tensors(x, y) -> tuple[torch.Tensor, torch.Tensor]:
-    return (
-        torch.as_tensor(np.asarray(x), dtype=torch.float32),
-        torch.as_tensor(np.asarray(y), dtype=torch.int64),
-    )
+def _tensors(x, y) -> tuple[Tensor, Tensor]:
+    x = torch.as_tensor(np.asarray(x), dtype=torch.float32)
+    return x, torch.as_tensor(np.asarray(y), dtype=torch.int64)
 
 
 def _split(x, y, test_fraction: float, seed: int) -> Split:
     if not 0 < test_fraction < 1:
-        raise ValueError(
-            f"test_fraction must lie in (0, 1), got {test_fraction}"
-        )
+        raise ValueError(f"test_fraction {test_fraction} is not in (0, 1)")
     perm = np.random.default_rng(seed).permutation(len(y))
     n_test = int(round(test_fraction * len(y)))
     te, tr = perm[:n_test], perm[n_test:]
@@ -80,8 +56,8 @@ def digits_file() -> Path:
 
 
 def digits(test_fraction: float = 0.25, seed: int | None = None) -> Split:
-    """The 1,797 bundled digits, pixels scaled from 0..16 to [0, 1], with a
-    shuffled train/test split (the same images as ``load_digits``)."""
+    """scikit-learn's 1,797 bundled 8 × 8 digits (those of ``load_digits``),
+    pixels scaled from 0..16 to [0, 1], in a shuffled train/test split."""
     with gzip.open(digits_file(), "rt") as f:
         table = np.loadtxt(f, delimiter=",", dtype=np.float32)
     x, y = table[:, :-1] / 16.0, table[:, -1].astype(np.int64)
@@ -94,28 +70,18 @@ def cache_dir() -> Path | None:
     env = os.environ.get("LIVINGDICT_CACHE")
     if env:
         return Path(env)
-    from .claims import repo_root
-
     root = repo_root()
     return None if root is None else root / "_build" / "cache"
 
 
 def mnist1d(num_samples: int = 5000, seed: int | None = None) -> Split:
-    """MNIST-1D generated locally by ``mnist1d.data.make_dataset`` (never its
-    download), 80/20 split. With ``seed=42`` (the package default) and 5,000
-    samples this is the published data set; other seeds draw fresh signals.
-
-    Generating 5,000 signals takes seconds, so the arrays are kept in
-    ``cache_dir()`` (keyed by the mnist1d version, the seed and the size)
-    and read back on later runs: the same numbers, computed once.
+    """MNIST-1D (Greydanus 2020), signals of length 40, generated locally by
+    ``mnist1d.data.make_dataset`` (never its download), 80/20 split. With
+    ``seed=42`` and 5,000 samples this is the published data set. The arrays
+    are kept in ``cache_dir()`` (generating takes seconds) and read back.
     """
-    from importlib.metadata import version
-
     if num_samples < 10:
-        raise ValueError(
-            f"mnist1d needs at least 10 samples (one per class), "
-            f"got {num_samples}"
-        )
+        raise ValueError(f"mnist1d needs >= 10 samples, got {num_samples}")
     seed = _seed(seed)
     folder = cache_dir()
     name = f"mnist1d-{version('mnist1d')}-seed{seed}-n{num_samples}.npz"
@@ -129,9 +95,8 @@ def mnist1d(num_samples: int = 5000, seed: int | None = None) -> Split:
             tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
             np.savez(tmp, **d)
             os.replace(tmp, path)  # atomic: a parallel run never reads half
-    return Split(
-        *_tensors(d["x"], d["y"]), *_tensors(d["x_test"], d["y_test"])
-    )
+    train, test = _tensors(d["x"], d["y"]), _tensors(d["x_test"], d["y_test"])
+    return Split(*train, *test)
 
 
 def _make_mnist1d(num_samples: int, seed: int) -> dict[str, np.ndarray]:
@@ -149,15 +114,11 @@ def _make_mnist1d(num_samples: int, seed: int) -> dict[str, np.ndarray]:
 
 def xor(
     n: int = 400, noise: float = 0.15, seed: int | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """``n`` points around the corners (±1, ±1); label 1 when the signs differ.
-
-    Returns ``x (n, 2)`` float32 and ``y (n,)`` int64.
-    """
+) -> tuple[Tensor, Tensor]:
+    """``n`` points around the corners (±1, ±1); label 1 when the signs
+    differ. Returns ``x (n, 2)`` float32 and ``y (n,)`` int64."""
     if n < 4 or noise < 0:
-        raise ValueError(
-            f"xor needs n >= 4 and noise >= 0, got n={n}, noise={noise}"
-        )
+        raise ValueError(f"xor: need n >= 4, noise >= 0; got {n}, {noise}")
     rng = np.random.default_rng(_seed(seed))
     corners = rng.integers(0, 2, size=(n, 2)) * 2 - 1
     x = corners + noise * rng.standard_normal((n, 2))
@@ -166,17 +127,12 @@ def xor(
 
 def checkerboard(
     n: int = 600, cells: int = 3, seed: int | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """``n`` uniform points on ``[−c/2, c/2]²`` coloured like a c × c board:
-
-        y = (⌊x₁ + c/2⌋ + ⌊x₂ + c/2⌋) mod 2
-
-    Returns ``x (n, 2)`` float32 and ``y (n,)`` int64.
-    """
+) -> tuple[Tensor, Tensor]:
+    """``n`` uniform points on ``[−c/2, c/2]²`` coloured like a c × c board,
+    ``y = (⌊x₁ + c/2⌋ + ⌊x₂ + c/2⌋) mod 2``: no line beats the majority."""
     if n < 1 or cells < 2:
         raise ValueError(
-            f"checkerboard needs n >= 1 and cells >= 2, got n={n}, "
-            f"cells={cells}"
+            f"checkerboard: need n >= 1, cells >= 2; got {n}, {cells}"
         )
     half = cells / 2
     rng = np.random.default_rng(_seed(seed))
@@ -186,15 +142,11 @@ def checkerboard(
 
 
 def same_class_pairs(
-    x: torch.Tensor, y: torch.Tensor, n_pairs: int, seed: int | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
+    x: Tensor, y: Tensor, n_pairs: int, seed: int | None = None
+) -> tuple[Tensor, Tensor]:
     """``n_pairs`` pairs ``[x_a, x_b]`` (shape ``(n_pairs, 2d)``) labelled
-    ``1[y_a = y_b]``: exactly half the pairs share a class, in shuffled order.
-
-    A linear score ``w_a·x_a + w_b·x_b`` judges each half on its own and cannot
-    compare them. Raises ``ValueError`` when ``x (n, d)`` and ``y (n,)`` do not
-    match, or no class has two members.
-    """
+    ``1[y_a = y_b]``, half of them same-class, in shuffled order. A linear
+    score ``w_a·x_a + w_b·x_b`` judges each half alone and cannot compare."""
     if x.ndim != 2 or y.shape != (x.shape[0],):
         raise ValueError(
             f"same_class_pairs: x {tuple(x.shape)} and y {tuple(y.shape)} "
@@ -210,8 +162,7 @@ def same_class_pairs(
     rng = np.random.default_rng(_seed(seed))
     members = {c: np.flatnonzero(labels == c) for c in classes}
     n_same = n_pairs // 2
-    a = np.empty(n_pairs, dtype=np.int64)
-    b = np.empty(n_pairs, dtype=np.int64)
+    a, b = np.empty((2, n_pairs), dtype=np.int64)
     for i, c in enumerate(rng.choice(classes[counts >= 2], n_same)):
         a[i], b[i] = rng.choice(members[c], 2, replace=False)
     for i in range(n_same, n_pairs):
@@ -229,9 +180,9 @@ class Batch:
     (the token to predict after the last position), ``source (batch,)`` (the
     position whose token is the answer) and ``vocab`` (the number of ids)."""
 
-    tokens: torch.Tensor
-    targets: torch.Tensor
-    source: torch.Tensor
+    tokens: Tensor
+    targets: Tensor
+    source: Tensor
     vocab: int
 
     def __len__(self) -> int:
@@ -243,8 +194,8 @@ class Batch:
         return self.tokens.shape[1]
 
 
-def _distinct(batch: int, n: int, pool: int, generator) -> torch.Tensor:
-    """``(batch, n)`` ids drawn without replacement from ``0 … pool − 1``."""
+def _distinct(batch: int, n: int, pool: int, generator) -> Tensor:
+    # (batch, n) ids drawn without replacement from 0 … pool − 1
     scores = torch.rand(batch, pool, generator=generator)
     return scores.argsort(dim=1)[:, :n]
 
@@ -255,21 +206,19 @@ def associative_recall(
     n_names: int,
     n_entries: int | None = None,
     *,
-    generator: torch.Generator | None = None,
+    generator: Generator | None = None,
 ) -> Batch:
     """A phone book: ``a₁ b₁ … aₙ bₙ q`` (length ``2n + 1``) where ``q = aᵢ``;
     the answer is ``bᵢ`` at position ``source = 2i + 1``.
 
-    Names ``a`` are distinct ids from ``0 … n_names − 1``, entries ``b``
-    distinct ids from ``n_names … n_names + n_entries − 1``, the asked pair
-    uniform. Guessing among the entries in view is right 1/n of the time.
-    Raises ``ValueError`` for ``batch < 1``, ``n_pairs < 1``, or fewer names
-    or entries than pairs.
+    Names are distinct ids from ``0 … n_names − 1``, entries distinct ids
+    from ``n_names …``, the asked pair uniform: guessing among the entries in
+    view is right 1/n of the time.
     """
     n_entries = n_names if n_entries is None else n_entries
     if batch < 1 or n_pairs < 1:
         raise ValueError(
-            f"associative_recall: need batch >= 1 and n_pairs >= 1, "
+            f"associative_recall: need batch >= 1, n_pairs >= 1; "
             f"got {batch}, {n_pairs}"
         )
     if n_names < n_pairs or n_entries < n_pairs:
@@ -293,14 +242,11 @@ def copy_at_offset(
     vocab: int,
     offset: int,
     *,
-    generator: torch.Generator | None = None,
+    generator: Generator | None = None,
 ) -> Batch:
     """Random tokens ``x₀ … x_{L−1}``; the answer is ``x_{L−1−offset}``, the
-    same position in every sequence (one attention layer reads it by position).
-
-    Raises ``ValueError`` unless ``batch, length >= 1``, ``vocab >= 2`` and
-    ``0 <= offset < length``.
-    """
+    same position in every sequence (one attention layer reads it by
+    position)."""
     if batch < 1 or length < 1 or vocab < 2 or not 0 <= offset < length:
         raise ValueError(
             f"copy_at_offset: need batch, length >= 1, vocab >= 2 and "
@@ -308,6 +254,5 @@ def copy_at_offset(
         )
     tokens = torch.randint(vocab, (batch, length), generator=generator)
     src = length - 1 - offset
-    return Batch(
-        tokens, tokens[:, src].clone(), torch.full((batch,), src), vocab
-    )
+    answer, source = tokens[:, src].clone(), torch.full((batch,), src)
+    return Batch(tokens, answer, source, vocab)

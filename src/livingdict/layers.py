@@ -1,41 +1,35 @@
-"""A linear layer, an MLP and attention, each written as one ``lookup``.
+"""A linear layer, an MLP and attention, each written as one ``lookup``:
 
-The book's words: the input is matched against *filters*; the matches make
-the *key* (weights over slots); the key reads the *values* (one row per slot).
-
-* linear:    ``y = x W + b = lookup(x, W) + b`` — the input itself is the key
-  over the rows of ``W`` (torch stores ``Wᵀ``).
-* MLP:       ``y = act(x W₁ + b₁) W₂ + b₂ = lookup(key, W₂) + b₂`` — the
-  filters are the columns of ``W₁``, the key is ``act(x W₁ + b₁)``, the values
-  are the rows of ``W₂``.
-* attention: ``out = lookup(softmax(q kᵀ · s), v)`` — the filters are the rows
-  of ``k``, the key is an ``L_q × L_k`` map over positions, the values are the
-  rows of ``v``, all computed from the context.
+* linear:    ``x W + b = lookup(x, W) + b`` (the input itself is the key)
+* MLP:       ``act(x W₁ + b₁) W₂ + b₂ = lookup(act(x W₁ + b₁), W₂) + b₂``
+* attention: ``lookup(softmax(q kᵀ · s), v)`` (all from the context)
 """
-
-from __future__ import annotations
 
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 from .lookup import lookup, soft_keys
 
 
-def linear_as_lookup(layer: nn.Linear, x: torch.Tensor) -> torch.Tensor:
-    """``nn.Linear`` read as a dictionary: ``lookup(x, Wᵀ) + b``.
-
-    The key is ``x`` (one weight per input feature), the values are the rows
-    of ``Wᵀ``: ``y = Σᵢ xᵢ · Wᵀ[i, :] + b``.
-    """
+def _fits(layer: nn.Linear, x: Tensor, who: str) -> None:
     if x.shape[-1] != layer.in_features:
         raise ValueError(
-            f"linear_as_lookup: x {tuple(x.shape)} does not fit a layer "
-            f"with in_features={layer.in_features}"
+            f"{who}: x {tuple(x.shape)} does not fit a layer with "
+            f"in_features={layer.in_features}"
         )
+
+
+def linear_as_lookup(layer: nn.Linear, x: Tensor) -> Tensor:
+    """``nn.Linear`` read as a dictionary: the key is ``x`` (one weight per
+    input feature), the values are the rows of ``Wᵀ`` (torch stores ``W``
+    transposed):
+
+        y = lookup(x, Wᵀ) + b = Σᵢ xᵢ · Wᵀ[i, :] + b
+    """
     out = lookup(x, layer.weight.T)
     return out if layer.bias is None else out + layer.bias
 
@@ -51,45 +45,38 @@ class MLPDictionary:
     """
 
     first: nn.Linear
-    activation: Callable[[torch.Tensor], torch.Tensor]
+    activation: Callable[[Tensor], Tensor]
     second: nn.Linear
 
     @property
-    def filters(self) -> torch.Tensor:
+    def filters(self) -> Tensor:
         """``(N, d_in)``: row ``j`` is what slot ``j`` matches the input to."""
         return self.first.weight
 
-    def keys(self, x: torch.Tensor) -> torch.Tensor:
+    def keys(self, x: Tensor) -> Tensor:
         """The key of each input: ``act(x W₁ᵀ + b₁)``, one weight per slot."""
-        if x.shape[-1] != self.first.in_features:
-            raise ValueError(
-                f"MLPDictionary.keys: x {tuple(x.shape)} does not fit "
-                f"in_features={self.first.in_features}"
-            )
+        _fits(self.first, x, "MLPDictionary.keys")
         return self.activation(self.first(x))
 
     @property
-    def values(self) -> torch.Tensor:
+    def values(self) -> Tensor:
         """``(N, d_out)``: row ``j`` is what slot ``j`` writes."""
         return self.second.weight.T
 
     @property
-    def bias(self) -> torch.Tensor:
+    def bias(self) -> Tensor:
         """The output bias ``b₂`` (zeros when the layer has none)."""
         b = self.second.bias
         return torch.zeros(self.second.out_features) if b is None else b
 
-    def read(self, x: torch.Tensor) -> torch.Tensor:
+    def read(self, x: Tensor) -> Tensor:
         """``lookup(keys(x), values) + bias``: the MLP's output."""
         return lookup(self.keys(x), self.values) + self.bias
 
 
 def as_dictionary(mlp: nn.Sequential) -> MLPDictionary:
-    """Split ``nn.Sequential(nn.Linear, activation, nn.Linear)``.
-
-    Raises ``ValueError`` when the module has another shape or the two
-    layers disagree on the number of slots.
-    """
+    """Split ``nn.Sequential(nn.Linear, activation, nn.Linear)``; raises
+    ``ValueError`` for another shape or layers that disagree on the slots."""
     parts = list(mlp)
     if len(parts) != 3 or not all(
         isinstance(parts[i], nn.Linear) for i in (0, 2)
@@ -108,9 +95,9 @@ def as_dictionary(mlp: nn.Sequential) -> MLPDictionary:
 
 
 def _allowed(
-    lq: int, lk: int, causal: bool, mask: torch.Tensor | None
-) -> torch.Tensor | None:
-    """Where query ``t`` may read position ``s`` (``None``: everywhere)."""
+    lq: int, lk: int, causal: bool, mask: Tensor | None
+) -> Tensor | None:
+    # where query t may read position s (None: everywhere)
     allowed = torch.ones(lq, lk, dtype=torch.bool).tril() if causal else None
     if mask is None:
         return allowed
@@ -123,14 +110,14 @@ def _allowed(
 
 
 def attention(
-    q: torch.Tensor,
-    k: torch.Tensor,
-    v: torch.Tensor,
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
     *,
     causal: bool = False,
     scale: float | None = None,
-    mask: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
+    mask: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:
     """Scaled dot-product attention as a lookup; returns ``(out, key)``:
 
         key = softmax(q kᵀ · scale),   out = lookup(key, v)
@@ -138,8 +125,7 @@ def attention(
     ``q (..., L_q, d)``, ``k (..., L_k, d)``, ``v (..., L_k, d_v)``; batch and
     head dims broadcast. ``scale`` defaults to ``1/√d``. ``causal=True`` lets
     query ``t`` read positions ``s <= t``; ``mask`` (boolean) is ``True``
-    where reading is allowed. Raises ``ValueError`` naming shapes that do not
-    fit.
+    where reading is allowed.
     """
     if min(q.ndim, k.ndim, v.ndim) < 2 or (
         q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]
@@ -150,9 +136,8 @@ def attention(
             f"v {tuple(v.shape)}"
         )
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = (
-        q @ k.transpose(-2, -1) * scale
-    )  # each query against each row of k
+    # each query against each row of k
+    scores = q @ k.transpose(-2, -1) * scale
     allowed = _allowed(q.shape[-2], k.shape[-2], causal, mask)
     if allowed is not None:
         scores = scores.masked_fill(~allowed, float("-inf"))

@@ -1,27 +1,15 @@
-"""The one operation of the book: reading a dictionary with a key.
-
-A *key* is a vector of addressing weights ``w`` over ``n`` slots; the *values*
-are the ``n`` rows of a matrix ``V``. Reading the dictionary is the weighted
-sum of the rows
-
-    lookup(w, V) = w @ V = Σᵢ wᵢ · V[i, :]
-
-A one-hot ``w`` (a *hard* key) returns exactly one row; a spread-out ``w`` (a
-*soft* key) returns a mixture. ``soft_keys`` turns raw scores into a soft key
-with a softmax at inverse temperature β; ``β = ∞`` gives the hard, one-hot key.
+"""The one operation of the book: a key (weights over ``n`` slots) reads the
+values (``n`` rows). A one-hot key reads one row, a spread-out key a mixture.
 """
-
-from __future__ import annotations
 
 import math
 
 import torch
+from torch import Tensor
+from torch.nn.functional import one_hot
 
 
-def _pair(weights, values) -> tuple[torch.Tensor, torch.Tensor]:
-    """``weights`` and ``values`` as tensors of one dtype, or ``ValueError``
-    naming both shapes (slots that differ, values not 2-D, batch dimensions
-    that do not broadcast)."""
+def _pair(weights, values) -> tuple[Tensor, Tensor]:
     w, v = torch.as_tensor(weights), torch.as_tensor(values)
     shapes = f"weights {tuple(w.shape)} and values {tuple(v.shape)}"
     if v.ndim < 2 or w.ndim < 1:
@@ -38,7 +26,7 @@ def _pair(weights, values) -> tuple[torch.Tensor, torch.Tensor]:
     return w.to(dtype), v.to(dtype)
 
 
-def lookup(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+def lookup(weights: Tensor, values: Tensor) -> Tensor:
     """Read the values with a key: the weighted sum of the value rows,
 
         lookup(w, V) = w @ V = Σᵢ wᵢ · V[i, :]
@@ -51,34 +39,27 @@ def lookup(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     return w @ v
 
 
-def hard_keys(index: torch.Tensor | int, n: int) -> torch.Tensor:
+def hard_keys(index: Tensor | int, n: int) -> Tensor:
     """One-hot keys: ``e_index ∈ {0, 1}ⁿ`` (float), one row per index.
-
     Raises ``ValueError`` when ``n < 1`` or an index lies outside ``[0, n)``.
     """
     idx = torch.as_tensor(index)
     if n < 1:
-        raise ValueError(
-            f"hard_keys: a dictionary needs n >= 1 slots, got n={n}"
-        )
+        raise ValueError(f"hard_keys: needs n >= 1 slots, got n={n}")
     if idx.numel() and (idx.min() < 0 or idx.max() >= n):
         raise ValueError(f"hard_keys: indices {idx.tolist()} outside [0, {n})")
-    return torch.nn.functional.one_hot(idx.long(), n).to(
-        torch.get_default_dtype()
-    )
+    return one_hot(idx.long(), n).to(torch.get_default_dtype())
 
 
-def soft_keys(
-    scores: torch.Tensor, beta: float = 1.0, dim: int = -1
-) -> torch.Tensor:
+def soft_keys(scores: Tensor, beta: float = 1.0, dim: int = -1) -> Tensor:
     """Soft key from raw scores: ``softmax(β · scores)`` along ``dim``.
 
         wᵢ = exp(β sᵢ) / Σⱼ exp(β sⱼ)
 
     Every row is non-negative and sums to 1. ``β = math.inf`` gives the hard
     key: the one-hot vector of the arg-max (the first one on ties). ``-inf``
-    scores are masked slots and get weight 0. Raises ``ValueError`` for ``β <=
-    0``, NaN, or an empty ``dim``.
+    scores get weight 0. Raises ``ValueError`` for ``β <= 0``, NaN, or an
+    empty ``dim``.
     """
     s = torch.as_tensor(scores)
     if not s.is_floating_point():

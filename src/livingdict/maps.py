@@ -1,37 +1,15 @@
-"""Attention maps as objects: masks, products of maps, reach, mixing, collapse.
-
-An attention map ``A`` is an ``L × L`` row-stochastic matrix: row ``t`` says
-how much output position ``t`` reads from each input position. Stacked layers
-multiply maps, later layers on the left: ``A_total = A_L ⋯ A_2 A_1``
-(``compose``). A boolean mask says which entries may be non-zero; the product
-of masks (``reachable``) says which inputs can influence which outputs after
-several layers (``receptive_field``).
-
-All functions take torch tensors (NumPy arrays are converted) and validate that
-maps are square; bad input raises ``ValueError`` naming what it got.
-"""
-
-from __future__ import annotations
+"""Attention maps as objects. A map is an ``L × L`` row-stochastic matrix (row
+``t``: how much output ``t`` reads from each input); a boolean mask says
+which entries may be non-zero."""
 
 from collections.abc import Sequence
 
 import numpy as np
 import torch
-
-__all__ = [
-    "window_mask",
-    "compose",
-    "reachable",
-    "receptive_field",
-    "mixing",
-    "lazy",
-    "layers_to_mix",
-    "rank_one_residual",
-    "draw_graph",
-]
+from torch import Tensor
 
 
-def _square(a, name: str) -> torch.Tensor:
+def _square(a, name: str) -> Tensor:
     a = torch.as_tensor(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(
@@ -41,15 +19,13 @@ def _square(a, name: str) -> torch.Tensor:
     return a
 
 
-def window_mask(
-    length: int, window: int, *, causal: bool = True
-) -> torch.Tensor:
-    """Boolean ``(L, L)`` mask of a local window of ``w`` positions.
+def window_mask(length: int, window: int, *, causal: bool = True) -> Tensor:
+    """Boolean ``(L, L)`` mask of a local window of ``w`` positions
+    (``True`` = may attend):
 
-    ``True`` = may attend. Causal: position ``t`` sees ``s ∈ [t − w + 1, t]``.
-    Centred (``causal=False``, odd ``w``): ``|t − s| ≤ (w − 1)/2``. ``w = 1``
-    is the identity. Raises ``ValueError`` for ``length < 1``, ``w < 1``, or an
-    even centred window.
+        causal:  t sees s ∈ [t − w + 1, t]      centred: |t − s| ≤ (w − 1)/2
+
+    ``w = 1`` is the identity; a centred window must be odd.
     """
     if length < 1 or window < 1:
         raise ValueError(
@@ -66,12 +42,9 @@ def window_mask(
     return d.abs() <= (window - 1) // 2
 
 
-def compose(maps: Sequence[torch.Tensor]) -> torch.Tensor:
-    """The map of a stack: ``A_n ⋯ A_2 A_1``, ``maps[0]`` the first layer.
-
-    A product of row-stochastic maps is row-stochastic. Raises ``ValueError``
-    for an empty list, a non-square map or maps of different lengths.
-    """
+def compose(maps: Sequence[Tensor]) -> Tensor:
+    """The map of a stack, later layers on the left: ``A_n ⋯ A_2 A_1``,
+    ``maps[0]`` the first layer (row-stochastic, like each map)."""
     if len(maps) == 0:
         raise ValueError("compose: needs at least one map, got none")
     ms = [_square(m, "compose") for m in maps]
@@ -86,29 +59,27 @@ def compose(maps: Sequence[torch.Tensor]) -> torch.Tensor:
     return out
 
 
-def reachable(masks: Sequence[torch.Tensor]) -> torch.Tensor:
+def reachable(masks: Sequence[Tensor]) -> Tensor:
     """Boolean ``(L, L)``: can input ``s`` influence output ``t``?
 
     R = [M_n ⋯ M_1 > 0]   (masks as 0/1 matrices, ``masks[0]`` the first layer)
     """
-    return (
-        compose([_square(m, "reachable").to(torch.float64) for m in masks]) > 0
-    )
+    as_numbers = [_square(m, "reachable").to(torch.float64) for m in masks]
+    return compose(as_numbers) > 0
 
 
-def receptive_field(masks: Sequence[torch.Tensor]) -> torch.Tensor:
+def receptive_field(masks: Sequence[Tensor]) -> Tensor:
     """How many inputs each output can see: row sums of ``reachable``."""
     return reachable(masks).sum(-1)
 
 
-def mixing(p: torch.Tensor) -> float | torch.Tensor:
+def mixing(p: Tensor) -> float | Tensor:
     """Dobrushin's coefficient ``δ(P) = ½ max_{i,j} Σ_k |P_ik − P_jk|``.
 
     The largest total-variation distance between two rows: 0 when every output
     reads the same mixture of inputs (fully mixed), 1 when two outputs read
     disjoint inputs (the identity). ``δ(PQ) ≤ δ(P) δ(Q)``. One ``(L, L)`` map
-    gives a float; a batch ``(..., L, L)`` gives a float64 tensor of shape
-    ``(...)``, one δ per map.
+    gives a float, a batch ``(..., L, L)`` a float64 tensor ``(...)``.
     """
     p = _square(p, "mixing").to(torch.float64)
     rows = p.unsqueeze(-2) - p.unsqueeze(-3)  # (..., i, j, k): P_ik − P_jk
@@ -116,7 +87,7 @@ def mixing(p: torch.Tensor) -> float | torch.Tensor:
     return float(delta) if p.ndim == 2 else delta
 
 
-def lazy(a: torch.Tensor, lam: float) -> torch.Tensor:
+def lazy(a: Tensor, lam: float) -> Tensor:
     """``M = λ I + (1 − λ) A``: at distance ``(1 − λ)‖A − I‖`` from ``I``."""
     a = _square(a, "lazy")
     if not 0 <= lam <= 1:
@@ -125,13 +96,10 @@ def lazy(a: torch.Tensor, lam: float) -> torch.Tensor:
 
 
 def layers_to_mix(
-    a: torch.Tensor, lam: float, eps: float = 0.05, max_layers: int = 100_000
+    a: Tensor, lam: float, eps: float = 0.05, max_layers: int = 100_000
 ) -> int:
-    """Layers until mixed: the smallest ``n`` with ``δ(Mⁿ) < eps``.
-
-    ``M = lazy(a, λ)``. Raises ``ValueError`` if the stack is not mixed after
-    ``max_layers`` layers.
-    """
+    """Layers until mixed: the smallest ``n`` with ``δ(Mⁿ) < eps``,
+    ``M = lazy(a, λ)``; ``ValueError`` if none up to ``max_layers``."""
     m = lazy(_square(a, "layers_to_mix").to(torch.float64), lam)
     p = m.clone()
     for n in range(1, max_layers + 1):
@@ -144,14 +112,13 @@ def layers_to_mix(
     )
 
 
-def rank_one_residual(x: torch.Tensor) -> torch.Tensor:
+def rank_one_residual(x: Tensor) -> Tensor:
     """Relative distance of ``X (..., L, d)`` from "all rows equal".
 
         res(X) = ‖X − 1 x̄ᵀ‖_F / ‖X‖_F,   x̄ = mean row of X
 
-    (``1 x̄ᵀ`` is the best approximation of the form ``1 xᵀ``, the rank-1
-    collapse of Dong et al. 2021.) 0 means every position carries the same
-    vector.
+    0 means every position carries the same vector (the rank-1 collapse of
+    Dong et al. 2021; ``1 x̄ᵀ`` is the nearest matrix of that form).
     """
     x = torch.as_tensor(x)
     if x.ndim < 2:
@@ -180,65 +147,40 @@ def draw_graph(
     position) replace the position numbers in the nodes; ``node_size`` is
     the nodes' area in points² (smaller for long sequences).
     """
+    from matplotlib.patches import Circle
+
     a = _square(a, "draw_graph").detach().cpu().numpy().astype(float)
     n = a.shape[0]
     if labels is not None and len(labels) != n:
         raise ValueError(
             f"draw_graph: {len(labels)} labels for a map of {n} positions"
         )
+    shrink = 0.55 * node_size**0.5  # arcs stop at the nodes' edge
     above, below = 0.45, 0.3  # how far the drawing reaches up and down
     for t, s in zip(*np.nonzero(a > threshold), strict=True):
         w = a[t, s]
+        weight = dict(alpha=0.35 + 0.65 * w, lw=0.8 + 3 * w)
         if s == t:
-            ax.add_patch(_ring(t, w))
+            ring = Circle(
+                (t, 0.3), 0.17, fill=False, color="#D55E00", **weight
+            )
+            ax.add_patch(ring)
             continue
         if t > s:
             above = max(above, 0.2 * (t - s) + 0.15)
         else:
             below = max(below, 0.2 * (s - t) + 0.15)
-        ax.annotate(  # drawn s → t: forward bends up, backward bends down
-            "",
-            (t, 0),
-            (s, 0),
-            arrowprops=dict(
-                arrowstyle="-|>",
-                mutation_scale=14,
-                color="#0072B2",
-                alpha=0.35 + 0.65 * w,
-                lw=0.8 + 3 * w,
-                connectionstyle="arc3,rad=-0.4",
-                shrinkA=0.55 * node_size**0.5,
-                shrinkB=0.55 * node_size**0.5,
-            ),
-        )
-    ax.scatter(
-        range(n),
-        [0] * n,
-        s=node_size,
-        color="white",
-        edgecolor="black",
-        zorder=3,
-    )
+        arrow = dict(arrowstyle="-|>", mutation_scale=14, color="#0072B2")
+        arrow |= dict(connectionstyle="arc3,rad=-0.4", **weight)
+        arrow |= dict(shrinkA=shrink, shrinkB=shrink)
+        # drawn s → t: forward bends up, backward bends down
+        ax.annotate("", (t, 0), (s, 0), arrowprops=arrow)
+    node = dict(color="white", edgecolor="black")
+    ax.scatter(range(n), [0] * n, s=node_size, zorder=3, **node)
     for i in range(n):
         text = str(i) if labels is None else str(labels[i])
         ax.text(i, 0, text, ha="center", va="center", fontsize=11, zorder=4)
     ax.set(xlim=(-0.6, n - 0.4), ylim=(-below, above), title=title)
-    ax.set_xticks([])
-    ax.set_yticks([])
-    ax.set_aspect("equal")
+    ax.set(xticks=[], yticks=[], aspect="equal")
     ax.grid(False)
-    for side in ("left", "bottom", "top", "right"):
-        ax.spines[side].set_visible(False)
-
-
-def _ring(t: int, w: float):
-    from matplotlib.patches import Circle
-
-    return Circle(
-        (t, 0.3),
-        0.17,
-        fill=False,
-        color="#D55E00",
-        lw=0.8 + 3 * w,
-        alpha=0.35 + 0.65 * w,
-    )
+    ax.spines[:].set_visible(False)

@@ -1,9 +1,4 @@
-"""Numbers that describe a dictionary: similarity, how spread a key is, rank.
-
-All functions take NumPy arrays or torch tensors and return NumPy values.
-"""
-
-from __future__ import annotations
+"""Numbers that describe a dictionary, from NumPy arrays or torch tensors."""
 
 import numpy as np
 
@@ -15,11 +10,8 @@ def _np(x) -> np.ndarray:
 
 
 def cosine(a, b) -> np.ndarray:
-    """Row-wise cosine similarity ``⟨a, b⟩ / (‖a‖ ‖b‖)`` over the last axis.
-
-    Raises ``ValueError`` for shapes that differ or for a zero vector (whose
-    cosine is undefined), rather than returning NaN.
-    """
+    """Row-wise cosine similarity ``⟨a, b⟩ / (‖a‖ ‖b‖)`` over the last axis;
+    ``ValueError`` (not NaN) for shapes that differ or a zero vector."""
     a, b = _np(a), _np(b)
     if a.shape != b.shape:
         raise ValueError(f"cosine: shapes differ, a {a.shape} and b {b.shape}")
@@ -58,8 +50,6 @@ def effective_keys(weights, axis: int = -1) -> np.ndarray:
     """Effective number of active slots of non-negative key rows:
     ``exp(H(p))``, ``p = w / Σ w``, ``H(p) = -Σ pᵢ log pᵢ``. One-hot gives 1,
     uniform over n gives n.
-
-    Raises ``ValueError`` for negative weights or an all-zero row.
     """
     w = _np(weights)
     if (w < 0).any():
@@ -83,7 +73,6 @@ def drift(history) -> np.ndarray:
         drift(t) = ‖W(t) − W(0)‖_F / ‖W(0)‖_F
 
     for a sequence of snapshots ``W(0), W(1), …`` of one shape.
-    Raises ``ValueError`` for no snapshots, shapes that differ or a zero start.
     """
     ws = [_np(w) for w in history]
     if not ws:

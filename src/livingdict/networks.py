@@ -1,93 +1,62 @@
-"""The networks the lessons train: MLPs of any depth and a tiny attention-only
-transformer. Every layer reads its values with ``lookup``.
-
-MLPs
-  * ``mlp(sizes, activation)`` — ``Linear → act → … → Linear``; ``sizes`` lists
-    ``[d_in, h₁, …, h_L, d_out]``, so ``L = len(sizes) − 2`` hidden layers. The
-    essay's "three-layer MLP" is ``L = 1`` ("depth 2" in the theory papers).
-  * ``Ensemble`` — ``S`` independently initialised copies trained side by side
-    (one batched product per layer): the spread over seeds in one run.
-  * ``collapse`` — the one ``nn.Linear`` a stack of linear layers equals.
-Attention
-  * ``SelfAttention`` — multi-head self-attention, returning its maps.
-  * ``AttentionOnly`` — embeddings, attention layers with residual stream, no
-    MLPs and no layer norm (as in Elhage et al. 2021):
-
-        x⁰ = E[tokens] + P
-        xˡ = xˡ⁻¹ + Σₕ lookup(softmax(QₕKₕᵀ/√d), xˡ⁻¹ W_Vʰ) W_Oʰ
-"""
-
-from __future__ import annotations
+"""The networks the lessons train, MLPs of any depth and a tiny attention-only
+transformer; every layer reads its values with ``lookup``."""
 
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Self
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 from .layers import attention
 from .lookup import lookup
+from .train import _one_label_per_row, _pick
 
 
 class Abs(nn.Module):
     """``|x|``: non-linear, and keeps the size of a negative response."""
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: Tensor) -> Tensor:
         return x.abs()
 
 
 class Square(nn.Module):
     """``x²``: a polynomial, so not universal (Leshno et al. 1993)."""
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: Tensor) -> Tensor:
         return x * x
 
 
 #: Activation name → module. ``"none"`` leaves a linear stack.
-ACTIVATIONS: dict[str, Callable[[], nn.Module]] = {
-    "none": nn.Identity,
-    "relu": nn.ReLU,
-    "tanh": nn.Tanh,
-    "abs": Abs,
-    "square": Square,
-}
+ACTIVATIONS: dict[str, Callable[[], nn.Module]] = dict(
+    none=nn.Identity, relu=nn.ReLU, tanh=nn.Tanh, abs=Abs, square=Square
+)
 
 
 def _sizes(sizes: Sequence[int]) -> list[int]:
     s = [int(v) for v in sizes]
     if len(s) < 2 or min(s) < 1:
-        raise ValueError(
-            f"sizes must list >= 2 positive widths [d_in, ..., d_out], "
-            f"got {list(sizes)}"
-        )
+        raise ValueError(f"sizes must be >= 2 widths >= 1, got {list(sizes)}")
     return s
 
 
 def mlp(
     sizes: Sequence[int], activation: str = "relu", bias: bool = True
 ) -> nn.Sequential:
-    """``Linear(s₀, s₁) → act → … → Linear(s_L, s_{L+1})``.
-
-    Raises ``ValueError`` for fewer than two sizes, a width below 1 or an
-    unknown activation.
-    """
+    """``Linear(s₀, s₁) → act → … → Linear(s_L, s_{L+1})``: ``L =
+    len(sizes) − 2`` hidden layers. The essay's "three-layer MLP" is ``L = 1``
+    ("depth 2" in the theory papers)."""
     sizes = _sizes(sizes)
-    if activation not in ACTIVATIONS:
-        raise ValueError(
-            f"unknown activation {activation!r}; "
-            f"choose from {sorted(ACTIVATIONS)}"
-        )
-    layers: list[nn.Module] = []
-    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
-        if i:
-            layers.append(ACTIVATIONS[activation]())
-        layers.append(nn.Linear(a, b, bias=bias))
+    act = _pick(ACTIVATIONS, activation, "activation")
+    layers: list[nn.Module] = [nn.Linear(sizes[0], sizes[1], bias=bias)]
+    for a, b in zip(sizes[1:-1], sizes[2:], strict=True):
+        layers += [act(), nn.Linear(a, b, bias=bias)]
     return nn.Sequential(*layers)
 
 
 def n_params(sizes: Sequence[int], bias: bool = True) -> int:
-    """Weights of ``mlp(sizes)``: ``Σₗ sₗ·sₗ₊₁ (+ sₗ₊₁ with biases)``."""
+    """Parameters of ``mlp(sizes)``: ``Σₗ sₗ·sₗ₊₁ (+ sₗ₊₁ with biases)``."""
     s = _sizes(sizes)
     return sum(a * b + b * bias for a, b in zip(s[:-1], s[1:], strict=True))
 
@@ -114,12 +83,10 @@ def width_for_params(
 
 @torch.no_grad()
 def collapse(model: nn.Sequential) -> nn.Linear:
-    """The one ``nn.Linear`` equal to a stack of linear layers:
+    """The one ``nn.Linear`` equal to a stack of linear layers (``nn.Identity``
+    between them allowed), so ``rank W`` is at most the narrowest width:
 
         W = W_L ⋯ W₁,   b = W_L(⋯(W₂ b₁ + b₂)⋯) + b_L
-
-    so ``rank W`` is at most the narrowest width. ``nn.Identity`` between
-    layers is allowed; anything else raises ``ValueError``.
     """
     linears = [m for m in model if not isinstance(m, nn.Identity)]
     if not linears or not all(isinstance(m, nn.Linear) for m in linears):
@@ -157,15 +124,12 @@ def init_scale(model: nn.Module, scale: float) -> nn.Module:
 
 class Ensemble(nn.Module):
     """``members`` independently initialised ``mlp(sizes, activation)`` run as
-    one model. Layer ``l`` of member ``s`` is a lookup:
+    one model, ``(n, d_in)`` → ``(n, d_out, S)``. Layer ``l`` of member ``s``:
 
-        h ↦ lookup(act(h), W[l][s]) + b[l][s]
+        h ↦ lookup(act(h), W[l][s]) + b[l][s]    (the first reads with x)
 
-    (the first layer reads with ``x`` itself). ``forward`` maps ``(n, d_in)``
-    to ``(n, d_out, S)``, the layout ``F.cross_entropy`` reads with targets
-    ``targets(y)`` of shape ``(n, S)``, so ``train.fit`` minimises the mean of
-    the members' losses; with Adam each member trains as if alone. Member
-    ``s`` starts as the ``s``-th ``mlp`` drawn from torch's generator.
+    ``train.fit`` on ``targets(y)`` minimises the mean of the members' losses:
+    with Adam each member trains as if alone.
     """
 
     def __init__(
@@ -174,52 +138,46 @@ class Ensemble(nn.Module):
         super().__init__()
         if members < 1:
             raise ValueError(f"Ensemble needs members >= 1, got {members}")
-        nets = [mlp(sizes, activation) for _ in range(members)]
+        nets = [mlp(sizes, activation)[::2] for _ in range(members)]
         self.sizes, self.activation = _sizes(sizes), activation
         self.act = ACTIVATIONS[activation]()
-        lin = [[m for m in net if isinstance(m, nn.Linear)] for net in nets]
-        depth = len(self.sizes) - 1
+        layers = list(zip(*nets, strict=True))  # layer l of every member
         self.weight = nn.ParameterList(
-            nn.Parameter(torch.stack([ls[i].weight.detach().T for ls in lin]))
-            for i in range(depth)
+            nn.Parameter(torch.stack([m.weight.detach().T for m in layer]))
+            for layer in layers
         )
         self.bias = nn.ParameterList(
-            nn.Parameter(
-                torch.stack([ls[i].bias.detach()[None] for ls in lin])
-            )
-            for i in range(depth)
+            nn.Parameter(torch.stack([m.bias.detach()[None] for m in layer]))
+            for layer in layers
         )
 
     @property
     def members(self) -> int:
+        """``S``, the number of members."""
         return self.weight[0].shape[0]
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: Tensor) -> Tensor:
         if x.ndim != 2 or x.shape[1] != self.sizes[0]:
             raise ValueError(
                 f"Ensemble: x {tuple(x.shape)} is not (n, {self.sizes[0]})"
             )
         s, (n, d), w = self.members, x.shape, self.weight[0]
-        # the first layer as one (n, d) × (d, S·w) lookup: faster than S small
-        # products, the same numbers
+        # the first layer as one (n, d) × (d, S·w) lookup: faster than S
+        # small products, the same numbers
         flat = w.permute(1, 0, 2).reshape(d, -1)
         h = lookup(x, flat).reshape(n, s, -1).transpose(0, 1) + self.bias[0]
         for w, b in zip(self.weight[1:], self.bias[1:], strict=True):
             h = lookup(self.act(h), w) + b
         return h.permute(1, 2, 0)
 
-    def targets(self, y: torch.Tensor) -> torch.Tensor:
+    def targets(self, y: Tensor) -> Tensor:
         """Labels ``(n,)`` repeated for every member: ``(n, S)``."""
         return y[:, None].expand(-1, self.members)
 
     @torch.no_grad()
-    def accuracy(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    def accuracy(self, x: Tensor, y: Tensor) -> Tensor:
         """Accuracy of every member, shape ``(S,)``."""
-        if y.shape != (x.shape[0],):
-            raise ValueError(
-                f"Ensemble.accuracy: x {tuple(x.shape)} and y "
-                f"{tuple(y.shape)} do not match"
-            )
+        _one_label_per_row(x, y, "Ensemble.accuracy")
         return (self(x).argmax(1) == y[:, None]).float().mean(0)
 
     @torch.no_grad()
@@ -237,10 +195,9 @@ class Ensemble(nn.Module):
 
 
 class SelfAttention(nn.Module):
-    """Multi-head self-attention as a lookup; returns ``(out, maps)``, maps of
-    shape ``(B, H, L, L)``. ``qkv`` packs ``[W_Q; W_K; W_V]`` as
-    ``nn.MultiheadAttention.in_proj_weight`` does, so ``from_multihead``
-    copies a torch module's weights unchanged."""
+    """Multi-head self-attention as a lookup (``layers.attention``), returning
+    its maps too. ``qkv`` packs ``[W_Q; W_K; W_V]`` as torch's
+    ``nn.MultiheadAttention.in_proj_weight`` does."""
 
     def __init__(
         self,
@@ -262,7 +219,7 @@ class SelfAttention(nn.Module):
         self.out = nn.Linear(n_heads * self.d_head, d_model, bias=bias)
 
     @classmethod
-    def from_multihead(cls, mha: nn.MultiheadAttention) -> SelfAttention:
+    def from_multihead(cls, mha: nn.MultiheadAttention) -> Self:
         """A copy of ``mha`` (same weights and heads) that returns its maps."""
         if not mha._qkv_same_embed_dim or mha.bias_k is not None:
             raise ValueError(
@@ -278,23 +235,21 @@ class SelfAttention(nn.Module):
                 layer.out.bias.copy_(mha.out_proj.bias)
         return layer
 
-    def _heads(self, t: torch.Tensor) -> torch.Tensor:
+    def _heads(self, t: Tensor) -> Tensor:
         """``(…, L, 3·H·d)`` → ``(3, …, H, L, d)``."""
         t = t.unflatten(-1, (3, self.n_heads, self.d_head))
         return t.movedim(-3, 0).transpose(-3, -2)
 
     def forward(
         self,
-        x: torch.Tensor,
+        x: Tensor,
         *,
-        qk_source: torch.Tensor | None = None,
+        qk_source: Tensor | None = None,
         causal: bool = False,
-        mask: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``x (B, L, d)`` → ``(out (B, L, d), maps (B, H, L, L))``.
-
-        Queries and keys come from ``qk_source`` (default ``x``), values from
-        ``x``; ``causal`` and ``mask`` go to ``layers.attention``.
+        mask: Tensor | None = None,
+    ) -> tuple[Tensor, Tensor]:
+        """``x (B, L, d)`` → ``(out (B, L, d), maps (B, H, L, L))``; queries
+        and keys come from ``qk_source`` (default ``x``), values from ``x``.
         """
         if x.ndim != 3 or x.shape[-1] != self.qkv.in_features:
             raise ValueError(
@@ -314,22 +269,24 @@ class SelfAttention(nn.Module):
 class Trace:
     """One forward pass: ``logits (B, L, vocab)``, ``maps[l] (B, H, L, L)``
     and ``stream[l] (B, L, d_model)``, the residual stream before layer ``l``
-    (``stream[-1]`` is the final one)."""
+    (``stream[-1]``: after the last)."""
 
-    logits: torch.Tensor
-    maps: list[torch.Tensor]
-    stream: list[torch.Tensor]
+    logits: Tensor
+    maps: list[Tensor]
+    stream: list[Tensor]
 
 
 class AttentionOnly(nn.Module):
-    """A tiny causal attention-only transformer.
+    """A tiny causal attention-only transformer: embeddings and attention
+    layers on a residual stream, no MLPs, no layer norm (Elhage et al. 2021):
 
-    ``forward(tokens)`` gives the last position's logits ``(B, vocab)`` (so
-    ``train.fit`` trains it on a ``data.Batch``); ``run(tokens)`` a ``Trace``.
-    Options: ``content_maps=False`` computes queries and keys from the
-    positions only (every input gets the same maps); ``residual=False`` drops
-    the skip connection; ``mask`` (boolean ``(L, L)``) limits where each
-    position may look.
+        x⁰ = E[tokens] + P
+        xˡ = xˡ⁻¹ + Σₕ lookup(softmax(QₕKₕᵀ/√d), xˡ⁻¹ W_Vʰ) W_Oʰ
+
+    ``content_maps=False`` computes queries and keys from the positions only
+    (every input gets the same maps); ``residual=False`` drops the skip
+    connection; ``mask`` (boolean ``(L, L)``) limits where each position may
+    look.
     """
 
     def __init__(
@@ -344,7 +301,7 @@ class AttentionOnly(nn.Module):
         causal: bool = True,
         residual: bool = True,
         content_maps: bool = True,
-        mask: torch.Tensor | None = None,
+        mask: Tensor | None = None,
     ) -> None:
         super().__init__()
         if vocab < 2 or length < 1 or n_layers < 1:
@@ -352,16 +309,17 @@ class AttentionOnly(nn.Module):
                 f"AttentionOnly: need vocab >= 2, length >= 1, n_layers >= 1,"
                 f" got {vocab}, {length}, {n_layers}"
             )
-        if mask is not None and (
-            mask.dtype != torch.bool or tuple(mask.shape) != (length, length)
+        shape = (length, length)
+        if mask is not None and (mask.dtype, mask.shape) != (
+            torch.bool,
+            shape,
         ):
             raise ValueError(
-                f"AttentionOnly: mask must be boolean ({length}, {length}), "
+                f"AttentionOnly: mask must be boolean {shape}, "
                 f"got {mask.dtype} {tuple(mask.shape)}"
             )
-        self.vocab, self.length = vocab, length
-        self.causal, self.residual = causal, residual
-        self.content_maps = content_maps
+        self.vocab, self.length, self.causal = vocab, length, causal
+        self.residual, self.content_maps = residual, content_maps
         self.register_buffer("mask", mask)
         self.embed = nn.Embedding(vocab, d_model)
         self.pos = nn.Parameter(0.1 * torch.randn(length, d_model))
@@ -370,7 +328,7 @@ class AttentionOnly(nn.Module):
         )
         self.unembed = nn.Linear(d_model, vocab)
 
-    def run(self, tokens: torch.Tensor) -> Trace:
+    def run(self, tokens: Tensor) -> Trace:
         """Embed, apply every layer (keeping maps and stream), unembed."""
         if tokens.ndim != 2 or tokens.shape[1] != self.length:
             raise ValueError(
@@ -387,11 +345,12 @@ class AttentionOnly(nn.Module):
             stream.append(x)
         return Trace(self.unembed(x), maps, stream)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Logits at the last position, ``(B, vocab)``: the model's answer."""
+    def forward(self, tokens: Tensor) -> Tensor:
+        """Logits at the last position, ``(B, vocab)``: the model's answer
+        (what ``train.fit`` trains on a ``data.Batch``)."""
         return self.run(tokens).logits[:, -1]
 
     @torch.no_grad()
-    def maps(self, tokens: torch.Tensor) -> list[torch.Tensor]:
+    def maps(self, tokens: Tensor) -> list[Tensor]:
         """The attention maps of every layer, without gradients."""
         return self.run(tokens).maps

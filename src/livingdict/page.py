@@ -1,13 +1,6 @@
-"""What a lesson puts on its page besides figures: glued numbers and code.
-
-* ``glue(name, value)`` — a number the prose quotes, taken from the run: the
-  page writes ``{glue:text}`name:.3f``` and the book shows the value.
-* ``show(func, ...)`` — the source of package code, shown on the page as a
-  code block, so that the mechanism a lesson teaches is read where it is used
-  while the code keeps one home (and its unit tests) in ``livingdict``.
+"""What a lesson puts on its page besides figures: numbers the prose quotes
+(``glue``) and the source of package code, which keeps one home (``show``).
 """
-
-from __future__ import annotations
 
 import inspect
 from pathlib import Path
@@ -18,12 +11,10 @@ GLUE_PREFIX = "application/papermill.record/"
 
 
 def glue(name: str, value: Any) -> Any:
-    """Register ``value`` under ``name`` for the page's prose; return it.
-
-    It writes the display bundle that myst-nb's ``glue(name, value,
-    display=False)`` writes, without importing myst-nb (whose import chain
-    costs about two seconds per lesson).
-    """
+    """Register ``value`` under ``name`` for the page's prose (which writes
+    ``{glue:text}`name:.3f```); return it. The display bundle is myst-nb's
+    ``glue(name, value, display=False)``, written without importing myst-nb
+    (about two seconds per lesson)."""
     from IPython.core.formatters import format_display_data
     from IPython.display import display
 
@@ -31,11 +22,8 @@ def glue(name: str, value: Any) -> Any:
         value = value.item()
     bundle, metadata = format_display_data(value)
     metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
-    display(
-        {GLUE_PREFIX + k: v for k, v in bundle.items()},
-        raw=True,
-        metadata=metadata,
-    )
+    glued = {GLUE_PREFIX + k: v for k, v in bundle.items()}
+    display(glued, raw=True, metadata=metadata)
     return value
 
 
@@ -51,11 +39,8 @@ def source(*objs: Any) -> str:
             path = Path(inspect.getfile(obj))
         except (TypeError, OSError) as err:
             raise ValueError(f"source: no source for {obj!r}") from err
-        name = (
-            f"livingdict/{path.name}"
-            if "livingdict" in path.parts
-            else path.name
-        )
+        folder = "livingdict/" if "livingdict" in path.parts else ""
+        name = folder + path.name
         if name not in files:
             files.append(name)
     head = "From " + ", ".join(f"`{f}`" for f in files) + ":"

@@ -1,16 +1,7 @@
-"""The book's figure style: readable at the page's width, in light and dark
-themes, colour-blind safe.
-
-Figures are drawn ``WIDTH`` inches wide at 100 dpi: the book's text column is
-672 px at a 1280-pixel window (656 px of picture in dark mode), so they are
-shown at their own size, and an 11-point label is about 15 pixels high, like
-the body text. No text is smaller than ``MIN_POINTS`` (12.5 px). They have an
-opaque white background (so dark page themes do not swallow black text), the
-Okabe–Ito palette for lines and points, ``viridis`` for magnitudes and
-``RdBu_r`` centred on zero for signed quantities.
+"""The book's figure style and the figures several lessons draw: opaque white
+(dark page themes would swallow black text), colour-blind safe, ``WIDTH``
+inches at 100 dpi, shown at their own size in the 672-px text column.
 """
-
-from __future__ import annotations
 
 from collections.abc import Sequence
 
@@ -23,60 +14,36 @@ from cycler import cycler
 WIDTH = 6.5
 #: The smallest text a figure may use, in points (the browser test uses it).
 MIN_POINTS = 9
-#: Okabe & Ito (2008): eight colours distinguishable with every common
-#: colour-vision deficiency.
-PALETTE = (
-    "#0072B2",  # blue
-    "#E69F00",  # orange
-    "#009E73",  # bluish green
-    "#CC79A7",  # reddish purple
-    "#56B4E9",  # sky blue
-    "#D55E00",  # vermillion
-    "#F0E442",  # yellow
-    "#000000",  # black
+#: Okabe & Ito (2008), distinguishable with every common colour-vision
+#: deficiency: blue, orange, bluish green, reddish purple, sky blue,
+#: vermillion, yellow, black.
+PALETTE = tuple(
+    "#0072B2 #E69F00 #009E73 #CC79A7 #56B4E9 #D55E00 #F0E442 #000000".split()
 )
 SEQUENTIAL = "viridis"
 DIVERGING = "RdBu_r"
 
 
 def use_style() -> None:
-    """Apply the book's matplotlib style (white background, palette, sizes)."""
-    mpl.rcParams.update(
-        {
-            "figure.facecolor": "white",
-            "axes.facecolor": "white",
-            "savefig.facecolor": "white",
-            "figure.dpi": 100,
-            "figure.figsize": (WIDTH, 3.4),
-            "figure.constrained_layout.use": True,
-            "axes.prop_cycle": cycler(color=PALETTE),
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            "axes.titlesize": 12,
-            "axes.labelsize": 11,
-            "xtick.labelsize": 10,
-            "ytick.labelsize": 10,
-            "legend.fontsize": 10,
-            "legend.frameon": False,
-            "figure.titlesize": 12,
-            "image.cmap": SEQUENTIAL,
-            "font.size": 11,
-            "lines.linewidth": 1.8,
-        }
-    )
-    _retina()
+    """Apply the book's matplotlib style (white background, palette, sizes);
+    in a notebook, draw PNGs at twice the pixels, shown at the same size."""
+    from IPython import get_ipython
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
 
-
-def _retina() -> None:
-    """In a notebook, draw PNGs at twice the pixels, shown at the same size
-    (sharp on high-resolution screens; the page still sees ``WIDTH``)."""
-    try:
-        from IPython import get_ipython
-        from matplotlib_inline.backend_inline import set_matplotlib_formats
-    except ImportError:  # pragma: no cover - IPython is a dependency
-        return
+    mpl.rc("figure", facecolor="white", dpi=100, figsize=(WIDTH, 3.4))
+    mpl.rc("figure", titlesize=12)
+    mpl.rc("figure.constrained_layout", use=True)
+    mpl.rc("axes", facecolor="white", prop_cycle=cycler(color=PALETTE))
+    mpl.rc("axes", grid=True, titlesize=12, labelsize=11)
+    mpl.rc("axes.spines", top=False, right=False)
+    mpl.rc("savefig", facecolor="white")
+    mpl.rc("grid", alpha=0.3)
+    mpl.rc("xtick", labelsize=10)
+    mpl.rc("ytick", labelsize=10)
+    mpl.rc("legend", fontsize=10, frameon=False)
+    mpl.rc("image", cmap=SEQUENTIAL)
+    mpl.rc("font", size=11)
+    mpl.rc("lines", linewidth=1.8)
     if get_ipython() is not None:
         set_matplotlib_formats("retina")
 
@@ -95,7 +62,7 @@ def heatmap(
     annotate: bool = False,
 ) -> mpl.image.AxesImage:
     """Draw ``matrix`` on ``ax``: diverging colours centred on 0 when
-    ``signed`` (default: when it has negative entries), sequential otherwise.
+    ``signed`` (default: when it has negative entries), sequential otherwise;
     ``annotate`` writes each entry's value in its cell."""
     m = np.asarray(matrix, dtype=float)
     if m.ndim != 2:
@@ -104,14 +71,8 @@ def heatmap(
         signed = bool((m < 0).any())
     top = vmax if vmax is not None else float(np.abs(m).max()) or 1.0
     cmap, low = (DIVERGING, -top) if signed else (SEQUENTIAL, 0.0)
-    im = ax.imshow(
-        m,
-        cmap=cmap,
-        vmin=low,
-        vmax=top,
-        interpolation="nearest",
-        aspect=aspect,
-    )
+    scale = dict(cmap=cmap, vmin=low, vmax=top)
+    im = ax.imshow(m, interpolation="nearest", aspect=aspect, **scale)
     if annotate:
         for (r, c), value in np.ndenumerate(m):
             dark = im.cmap(im.norm(value))[:3]
@@ -119,8 +80,8 @@ def heatmap(
             ax.text(c, r, f"{value:.2g}", ha="center", va="center", color=ink)
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     ax.grid(False)
-    ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
-    ax.yaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
     if colorbar:
         ax.figure.colorbar(im, ax=ax, shrink=0.8)
     return im
@@ -135,13 +96,9 @@ def filter_grid(
     suptitle: str = "",
     signed: bool = True,
 ) -> plt.Figure:
-    """Draw each filter (a row of ``filters``) as an image of ``shape`` in a
-    grid.
-
-    ``filters`` is ``(n, prod(shape))``; signed filters share one symmetric
-    colour scale centred on zero. Raises ``ValueError`` when a row does not fit
-    ``shape``.
-    """
+    """Draw each filter (a row of ``filters``, ``(n, prod(shape))``) as an
+    image of ``shape`` in a grid; signed filters share one colour scale
+    centred on zero."""
     f = np.asarray(filters, dtype=float)
     if f.ndim != 2 or f.shape[1] != int(np.prod(shape)):
         raise ValueError(
@@ -149,22 +106,15 @@ def filter_grid(
         )
     n = f.shape[0]
     nrows = int(np.ceil(n / ncols))
-    fig, axes = plt.subplots(
-        nrows,
-        ncols,
-        figsize=(WIDTH, WIDTH / ncols * 1.1 * nrows + 0.4),
-        squeeze=False,
-    )
+    size = (WIDTH, WIDTH / ncols * 1.1 * nrows + 0.4)
+    fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
     lim = float(np.abs(f).max()) or 1.0
+    signs = dict(cmap=DIVERGING, vmin=-lim, vmax=lim)
+    kw = signs if signed else dict(cmap="gray_r")
     for i, ax in enumerate(axes.flat):
         ax.set_axis_off()
         if i >= n:
             continue
-        kw = (
-            dict(cmap=DIVERGING, vmin=-lim, vmax=lim)
-            if signed
-            else dict(cmap="gray_r")
-        )
         ax.imshow(f[i].reshape(shape), interpolation="nearest", **kw)
         if titles is not None:
             ax.set_title(titles[i], fontsize=10)
@@ -177,9 +127,8 @@ def grid_scores(
     predict, lim: float = 2.0, steps: int = 101
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A 2-D classifier's scores on the square ``[−lim, lim]²``, for maps of
-    its decision regions: ``(xx, yy, z)`` with ``xx, yy`` of shape
-    ``(steps, steps)`` and ``z = predict(points)`` reshaped to
-    ``(steps, steps, ...)``."""
+    its decision regions: ``(xx, yy, z)``, all ``(steps, steps, ...)``, with
+    ``z = predict(points)``."""
     import torch
 
     if lim <= 0 or steps < 2:
@@ -195,8 +144,5 @@ def grid_scores(
             f"grid_scores: predict returned {tuple(z.shape)}, "
             f"want ({steps**2}, ...)"
         )
-    return (
-        xx.numpy(),
-        yy.numpy(),
-        z.reshape(steps, steps, *z.shape[1:]).numpy(),
-    )
+    z = z.reshape(steps, steps, *z.shape[1:])
+    return xx.numpy(), yy.numpy(), z.numpy()

@@ -1,30 +1,15 @@
-"""Random matrices, and what they do to similarity: chapter 1's toolbox.
-
-Inputs are row vectors and act on the left, ``y = x @ W``, so every matrix
-here has shape ``(d_in, d_out)``; column ``j`` of ``W`` is the filter behind
-output ``j``. Random matrices come from torch's global generator (seeded by
-``livingdict.setup()``) unless a ``generator`` is passed. Everything is
-returned as float64 (the lessons compare cosines to 1e-9), except a Gaussian
-matrix asked for in float32.
-
-* matrices: ``gaussian``, ``near_identity``, ``blur``, ``resize``,
-  ``conditioned`` (a chosen condition number κ);
-* what a linear map does to an angle: ``half_angle_distortion`` and
-  ``cosine_bounds``, the sharp bound ``|log tan(θ'/2) − log tan(θ/2)| <=
-  log κ`` (lesson 03);
-* what a random ReLU layer does to an angle: ``random_layer`` and
-  ``arccos_kernel``, the arc-cosine kernel of Cho & Saul (2009): for a wide
-  layer the output cosine is ``k₁(cos θ) = (sin θ + (π − θ) cos θ) / π``
-  (lessons 04 and 05).
+"""Random and structured matrices, and what a linear map or a random ReLU
+layer does to an angle (chapter 1). Matrices are ``(d_in, d_out)``, acting
+as ``y = x @ W`` (column ``j``: the filter behind output ``j``), float64 (the
+lessons compare cosines to 1e-9); random ones come from torch's generator.
 """
-
-from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
 import numpy as np
 import torch
+from torch import Generator, Tensor
 
 _F64 = torch.float64
 
@@ -35,20 +20,25 @@ def _positive(**sizes: int) -> None:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
 
 
+def _image(shape: Sequence[int], who: str) -> None:
+    if len(shape) != 2 or any(int(v) != v or v < 1 for v in shape):
+        raise ValueError(
+            f"{who} needs an image shape (h, w) of positive integers, "
+            f"got {tuple(shape)}"
+        )
+
+
 def gaussian(
     d_in: int,
     d_out: int,
     *,
     scale: float | None = None,
-    generator: torch.Generator | None = None,
+    generator: Generator | None = None,
     dtype: torch.dtype = _F64,
-) -> torch.Tensor:
-    """A Gaussian random matrix: ``W_ij ~ N(0, scale²)``, by default
-    ``scale = 1/√d_in`` (so that ``E‖xW‖² = (d_out/d_in)‖x‖²``).
-
-    Drawn in float32 (torch's CPU sampler is about 4x faster there than in
-    float64) and returned as ``dtype``: float64 by default, float32 to save the
-    conversion where a lesson draws hundreds of large matrices."""
+) -> Tensor:
+    """A Gaussian random matrix, ``W_ij ~ N(0, scale²)``, by default
+    ``scale = 1/√d_in`` (so ``E‖xW‖² = (d_out/d_in)‖x‖²``). Drawn in float32
+    (torch's CPU sampler is 4x faster there) and returned as ``dtype``."""
     _positive(d_in=d_in, d_out=d_out)
     s = 1.0 / math.sqrt(d_in) if scale is None else float(scale)
     if s <= 0:
@@ -62,8 +52,8 @@ def gaussian(
 
 
 def near_identity(
-    n: int, eps: float, *, generator: torch.Generator | None = None
-) -> torch.Tensor:
+    n: int, eps: float, *, generator: Generator | None = None
+) -> Tensor:
     """``I + ε G/√n`` with ``G_ij ~ N(0, 1)``: the identity, perturbed by a
     random matrix of relative size ``ε`` (``‖εG/√n‖_F ≈ ε‖I‖_F``)."""
     _positive(n=n)
@@ -72,32 +62,27 @@ def near_identity(
     return torch.eye(n, dtype=_F64) + eps * gaussian(n, n, generator=generator)
 
 
-def _blur_1d(n: int, sigma: float) -> torch.Tensor:
+def _blur_1d(n: int, sigma: float) -> Tensor:
     i = torch.arange(n, dtype=_F64)
     k = torch.exp(-((i[:, None] - i[None, :]) ** 2) / (2 * sigma**2))
     return k / k.sum(0, keepdim=True)
 
 
-def blur(shape: Sequence[int], sigma: float) -> torch.Tensor:
+def blur(shape: Sequence[int], sigma: float) -> Tensor:
     """Gaussian blur of an image of ``shape = (h, w)``, flattened row by row,
     as a ``(hw, hw)`` matrix: ``W[i, j] ∝ exp(−‖p_i − p_j‖² / 2σ²)`` for pixel
     positions ``p``, each column normalised to sum to 1 (output ``j`` is a
     weighted mean)."""
-    if len(shape) != 2:
-        raise ValueError(
-            f"blur needs an image shape (h, w), got {tuple(shape)}"
-        )
-    _positive(h=shape[0], w=shape[1])
+    _image(shape, "blur")
     if sigma <= 0:
         raise ValueError(f"blur: sigma must be > 0, got {sigma}")
     return torch.kron(_blur_1d(shape[0], sigma), _blur_1d(shape[1], sigma))
 
 
-def _resize_1d(n_in: int, n_out: int) -> torch.Tensor:
+def _resize_1d(n_in: int, n_out: int) -> Tensor:
     # output pixel j has its centre at (j + ½)·n_in/n_out − ½ (input pixels)
-    pos = ((torch.arange(n_out, dtype=_F64) + 0.5) * n_in / n_out - 0.5).clamp(
-        0, n_in - 1
-    )
+    j = torch.arange(n_out, dtype=_F64)
+    pos = ((j + 0.5) * n_in / n_out - 0.5).clamp(0, n_in - 1)
     lo = pos.floor().long().clamp(max=n_in - 1)
     hi = (lo + 1).clamp(max=n_in - 1)
     frac = pos - lo
@@ -108,63 +93,42 @@ def _resize_1d(n_in: int, n_out: int) -> torch.Tensor:
     return m
 
 
-def resize(shape_in: Sequence[int], shape_out: Sequence[int]) -> torch.Tensor:
+def resize(shape_in: Sequence[int], shape_out: Sequence[int]) -> Tensor:
     """Bilinear resizing of an ``(h, w)`` image to ``(H, W)`` as a
     ``(hw, HW)`` matrix.
 
     ``x_big = x @ resize((8, 8), (28, 28))`` turns a flattened 8×8 digit into
     a 28×28 one; each output pixel is a convex combination of at most 4 input
     pixels (columns sum to 1)."""
-    if len(shape_in) != 2 or len(shape_out) != 2:
-        raise ValueError(
-            "resize needs two (h, w) shapes, got "
-            f"{tuple(shape_in)}, {tuple(shape_out)}"
-        )
-    _positive(
-        h_in=shape_in[0],
-        w_in=shape_in[1],
-        h_out=shape_out[0],
-        w_out=shape_out[1],
-    )
+    _image(shape_in, "resize")
+    _image(shape_out, "resize")
     rows = _resize_1d(shape_in[0], shape_out[0])
     cols = _resize_1d(shape_in[1], shape_out[1])
     return torch.kron(rows, cols)
 
 
 def conditioned(
-    d_in: int,
-    d_out: int,
-    kappa: float,
-    *,
-    generator: torch.Generator | None = None,
-) -> torch.Tensor:
+    d_in: int, d_out: int, kappa: float, *, generator: Generator | None = None
+) -> Tensor:
     """A matrix with condition number exactly ``κ``: ``W = U diag(s) Vᵀ`` with
     random orthonormal ``U (d_in × d_in)``, ``V (d_out × d_in)`` and singular
     values ``s`` spaced geometrically from 1 down to ``1/κ``. Needs
     ``d_out >= d_in`` (an injective map; a narrower one has κ = ∞)."""
     _positive(d_in=d_in, d_out=d_out)
     if d_out < d_in:
-        raise ValueError(
-            "conditioned: needs d_out >= d_in for a finite κ, "
-            f"got ({d_in}, {d_out})"
-        )
+        raise ValueError(f"conditioned: need d_out >= d_in, got {d_in, d_out}")
     if not kappa >= 1 or (d_in == 1 and kappa != 1):
         raise ValueError(
-            "conditioned: kappa must be >= 1 (and 1 when d_in = 1), "
-            f"got {kappa}"
+            f"conditioned: kappa must be >= 1 (1 if d_in = 1), got {kappa}"
         )
-    u, _ = torch.linalg.qr(
-        torch.randn(d_in, d_in, generator=generator, dtype=_F64)
-    )
-    v, _ = torch.linalg.qr(
-        torch.randn(d_out, d_in, generator=generator, dtype=_F64)
-    )
+    draw = dict(generator=generator, dtype=_F64)
+    u, _ = torch.linalg.qr(torch.randn(d_in, d_in, **draw))
+    v, _ = torch.linalg.qr(torch.randn(d_out, d_in, **draw))
     s = torch.logspace(0, -math.log10(kappa), d_in, dtype=_F64)
     return (u * s) @ v.T
 
 
 def _angles(cos) -> np.ndarray:
-    """θ = arccos(cos); ``ValueError`` for cosines outside [-1, 1]."""
     c = np.asarray(cos, dtype=float)
     if np.isnan(c).any() or (np.abs(c) > 1 + 1e-9).any():
         bad = c[np.isnan(c) | (np.abs(c) > 1 + 1e-9)]
@@ -182,11 +146,8 @@ def _half_angle_log_tan(cos) -> np.ndarray:
 def half_angle_distortion(cos_in, cos_out) -> np.ndarray:
     """How far a map moved a pair's angle, on the scale where the bound is
     simple: ``|log tan(θ'/2) − log tan(θ/2)|`` for ``θ = arccos(cos_in)``,
-    ``θ' = arccos(cos_out)``.
-
-    For an injective linear map with condition number κ this never exceeds
-    ``log κ`` (see ``cosine_bounds``). Raises ``ValueError`` for shapes that
-    differ or cosines outside [-1, 1]."""
+    ``θ' = arccos(cos_out)``. For an injective linear map with condition
+    number κ this never exceeds ``log κ`` (see ``cosine_bounds``)."""
     a, b = np.asarray(cos_in, dtype=float), np.asarray(cos_out, dtype=float)
     if a.shape != b.shape:
         raise ValueError(
@@ -218,8 +179,7 @@ def arccos_kernel(cos, degree: int = 1) -> np.ndarray:
     * degree 2 (``φ = max(z, 0)²``):
       ``J₂ = 3 sin θ cos θ + (π − θ)(1 + 2 cos² θ)``
 
-    ``k_n(1) = 1`` and ``k₁(0) = 1/π``. Raises ``ValueError`` for cosines
-    outside [-1, 1] or another degree.
+    ``k_n(1) = 1`` and ``k₁(0) = 1/π``.
     """
     th = _angles(cos)
     if degree == 0:
@@ -228,35 +188,23 @@ def arccos_kernel(cos, degree: int = 1) -> np.ndarray:
         return (np.sin(th) + (math.pi - th) * np.cos(th)) / math.pi
     if degree == 2:
         c = np.cos(th)
-        return (3 * np.sin(th) * c + (math.pi - th) * (1 + 2 * c**2)) / (
-            3 * math.pi
-        )
-    raise ValueError(
-        f"arccos_kernel: degree must be 0, 1 or 2, got {degree!r}"
-    )
+        j2 = 3 * np.sin(th) * c + (math.pi - th) * (1 + 2 * c**2)
+        return j2 / (3 * math.pi)
+    raise ValueError(f"arccos_kernel: degree must be 0, 1 or 2: {degree!r}")
 
 
 def random_layer(
-    x,
-    width: int,
-    *,
-    relu: bool = True,
-    generator: torch.Generator | None = None,
-) -> torch.Tensor:
-    """One random layer with He initialisation: ``φ(x W)``,
-    ``W_ij ~ N(0, 2/d)`` (``d`` = number of columns of ``x``), ``φ`` = ReLU
-    or, with ``relu=False``, the identity. ``x`` is ``(n, d)``; returns
-    ``(n, width)`` float64."""
+    x, width: int, *, relu: bool = True, generator: Generator | None = None
+) -> Tensor:
+    """One random layer with He initialisation: ``φ(x W)``, ``x (n, d)``,
+    ``W_ij ~ N(0, 2/d)``, ``φ`` = ReLU (or, with ``relu=False``, the
+    identity); returns ``(n, width)`` float64."""
     h = torch.as_tensor(x, dtype=torch.float64)
     if h.ndim != 2:
         raise ValueError(
             f"random_layer needs x of shape (n, d), got {tuple(h.shape)}"
         )
-    w = gaussian(
-        h.shape[1],
-        width,
-        scale=math.sqrt(2.0 / h.shape[1]),
-        generator=generator,
-    )
+    d = h.shape[1]
+    w = gaussian(d, width, scale=math.sqrt(2.0 / d), generator=generator)
     z = h @ w
     return torch.relu(z) if relu else z

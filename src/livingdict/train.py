@@ -1,30 +1,29 @@
-"""One small, deterministic training loop for every lesson.
-
-Full-batch by default (the book's data sets are small), Adam, CPU, seeded by
-``livingdict.setup()``. ``fit`` returns the loss after every epoch;
-``callback`` sees the model after every epoch (to record how the dictionary
-changes).
-"""
-
-from __future__ import annotations
+"""One small, deterministic training loop for every lesson: full-batch by
+default (the book's data sets are small), Adam, CPU, seeded by ``setup()``."""
 
 import time
 from collections.abc import Callable
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 from torch.nn import functional as F
 
-LOSSES: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
-    "cross_entropy": F.cross_entropy,
-    "mse": F.mse_loss,
-}
+LOSSES = {"cross_entropy": F.cross_entropy, "mse": F.mse_loss}
+OPTIMIZERS = {"adam": torch.optim.Adam, "sgd": torch.optim.SGD}
+
+
+def _pick(options: dict, name: str, what: str):
+    if name not in options:
+        raise ValueError(
+            f"unknown {what} {name!r}; choose from {sorted(options)}"
+        )
+    return options[name]
 
 
 def fit(
     model: nn.Module,
-    x: torch.Tensor,
-    y: torch.Tensor,
+    x: Tensor,
+    y: Tensor,
     *,
     epochs: int = 200,
     lr: float = 1e-2,
@@ -38,53 +37,33 @@ def fit(
 ) -> list[float]:
     """Minimise ``loss(model(x), y)``; return the mean loss of every epoch.
 
-    ``batch_size=None`` trains full-batch; otherwise mini-batches are drawn
-    in an order fixed by torch's seeded generator. ``params`` restricts
-    training to a subset (the rest stay frozen). ``optimizer`` is ``"adam"`` or
-    ``"sgd"``. ``progress=True`` prints four progress lines. Raises
-    ``ValueError`` when ``x`` and ``y`` disagree in length or an option is
-    unknown.
+    ``batch_size=None`` trains full-batch, else on mini-batches in an order
+    drawn from torch's seeded generator. ``params`` restricts training to a
+    subset (the rest stay frozen); ``callback(epoch, model)`` sees the model
+    after every epoch; ``progress=True`` prints four progress lines.
     """
     if x.shape[0] != y.shape[0]:
         raise ValueError(
             f"fit: x {tuple(x.shape)} and y {tuple(y.shape)} differ in length"
         )
-    if loss not in LOSSES:
-        raise ValueError(
-            f"fit: unknown loss {loss!r}; choose from {sorted(LOSSES)}"
-        )
     if epochs < 1:
         raise ValueError(f"fit: epochs must be >= 1, got {epochs}")
-    params = (
-        [p for p in model.parameters() if p.requires_grad]
-        if params is None
-        else params
-    )
-    if optimizer == "adam":
-        opt: torch.optim.Optimizer = torch.optim.Adam(
-            params, lr=lr, weight_decay=weight_decay
-        )
-    elif optimizer == "sgd":
-        opt = torch.optim.SGD(params, lr=lr, weight_decay=weight_decay)
-    else:
-        raise ValueError(
-            f"fit: unknown optimizer {optimizer!r}; choose 'adam' or 'sgd'"
-        )
-    loss_fn = LOSSES[loss]
+    loss_fn = _pick(LOSSES, loss, "loss")
+    make_optimizer = _pick(OPTIMIZERS, optimizer, "optimizer")
+    if params is None:
+        params = [p for p in model.parameters() if p.requires_grad]
+    opt = make_optimizer(params, lr=lr, weight_decay=weight_decay)
     n = x.shape[0]
     bs = n if batch_size is None else batch_size
     history: list[float] = []
     start = time.perf_counter()
     model.train()
     for epoch in range(epochs):
-        if bs >= n:  # full batch: no shuffling, no copy of the data
-            batches = [(x, y)]
-        else:
+        batches = [(x, y)]  # full batch: no shuffling, no copy of the data
+        if bs < n:
             order = torch.randperm(n)
-            batches = [
-                (x[idx], y[idx])
-                for idx in (order[i : i + bs] for i in range(0, n, bs))
-            ]
+            parts = [order[i : i + bs] for i in range(0, n, bs)]
+            batches = [(x[idx], y[idx]) for idx in parts]
         total = 0.0
         for xb, yb in batches:
             opt.zero_grad()
@@ -104,17 +83,18 @@ def fit(
     return history
 
 
-@torch.no_grad()
-def accuracy(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
-    """Fraction of rows whose arg-max output equals the label.
-
-    Raises ``ValueError`` unless ``y`` holds one label per row of ``x``
-    (shape ``(n,)``: a ``(n, 1)`` column would broadcast to ``n × n``).
-    """
+def _one_label_per_row(x: Tensor, y: Tensor, who: str) -> None:
+    # a (n, 1) column of labels would broadcast to n × n
     if y.ndim != 1 or y.shape[0] != x.shape[0]:
         raise ValueError(
-            f"accuracy: y {tuple(y.shape)} must be ({x.shape[0]},), one "
+            f"{who}: y {tuple(y.shape)} must be ({x.shape[0]},), one "
             f"label per row of x {tuple(x.shape)}"
         )
+
+
+@torch.no_grad()
+def accuracy(model: nn.Module, x: Tensor, y: Tensor) -> float:
+    """Fraction of rows whose arg-max output equals the label (``y (n,)``)."""
+    _one_label_per_row(x, y, "accuracy")
     model.eval()
     return float((model(x).argmax(-1) == y).float().mean())
