@@ -2,7 +2,7 @@
 
 import pytest
 
-from livingdict import lookup, page
+from livingdict import lookup, networks, page
 
 
 def test_source_shows_the_code_and_where_it_lives():
@@ -11,6 +11,14 @@ def test_source_shows_the_code_and_where_it_lives():
     assert "def lookup(" in text and "def soft_keys(" in text
     assert text.rstrip().endswith("```")
     exec(text.split("```python\n")[1].split("```")[0], vars(lookup).copy())
+
+
+def test_source_names_the_file_of_a_decorated_function():
+    # networks.collapse is wrapped by @torch.no_grad(): the file shown is
+    # the package's, not torch's _contextlib.py
+    text = page.source(networks.collapse)
+    assert text.startswith("From `livingdict/networks.py`:")
+    assert "def collapse(" in text
 
 
 def test_source_rejects_what_has_no_source():

@@ -36,7 +36,7 @@ def source(*objs: Any) -> str:
     for obj in objs:
         try:
             blocks.append(inspect.getsource(obj).rstrip())
-            path = Path(inspect.getfile(obj))
+            path = Path(inspect.getfile(inspect.unwrap(obj)))
         except (TypeError, OSError) as err:
             raise ValueError(f"source: no source for {obj!r}") from err
         folder = "livingdict/" if "livingdict" in path.parts else ""
