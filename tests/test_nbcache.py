@@ -54,6 +54,22 @@ def test_passed_notebooks_are_cached_with_their_outputs(tmp_path):
         cache.match_cache_notebook(nbformat.read(good, 4))
 
 
+def test_a_trailing_semicolon_hides_the_value_as_in_jupyter(tmp_path):
+    # plain nbval executes without history, and IPython then shows the value
+    # of `f();` anyway: the book showed claims.check's record on every page
+    from jupyter_cache import get_cache
+
+    nb = notebook(
+        tmp_path / "semi.ipynb", "def f():\n    return {'a': 1}", "f();", "f()"
+    )
+    result = run_nbval(tmp_path / "cache", nb)
+    assert result.returncode == 0, result.stdout
+    cache = get_cache(str(tmp_path / "cache"))
+    _, merged = cache.merge_match_into_notebook(nbformat.read(nb, 4))
+    assert merged.cells[2].outputs == []
+    assert merged.cells[3].outputs[0]["output_type"] == "execute_result"
+
+
 def test_execute_runs_only_what_the_cache_lacks(tmp_path, capsys):
     from jupyter_cache import get_cache
 

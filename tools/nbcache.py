@@ -12,6 +12,12 @@ the build executes it itself. A lesson with a failing cell is not stored.
 This changes nothing about what is tested: nbval executes every cell as
 before; the plugin only keeps what the execution produced.
 
+nbval sends every cell with ``store_history=False``, and IPython decides
+whether a trailing ``;`` hides a cell's value by reading the input history, so
+under plain nbval ``claims.check(...);`` still shows the record it returns.
+With ``--nbcache`` the plugin makes nbval store history as a reader's Jupyter
+does, so the outputs kept for the book are the ones a reader sees.
+
 ``python -m tools.nbcache execute`` is ``make book``'s first step: it
 executes every lesson that has no match in the cache, two at a time
 (jupyter-cache's parallel executor), so that the book build itself executes
@@ -42,6 +48,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="store each notebook that passed, executed, in this jupyter-cache",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("nbcache", None):
+        return
+    from nbval.kernel import RunningKernel
+
+    def execute_cell_input(self, cell_input, allow_stdin=None):
+        # as a reader's Jupyter sends it: with history, so ';' hides a value
+        return self.kc.execute(
+            cell_input,
+            store_history=True,
+            allow_stdin=allow_stdin,
+            stop_on_error=False,
+        )
+
+    RunningKernel.execute_cell_input = execute_cell_input
 
 
 def _notebook(item: pytest.Item) -> Path | None:

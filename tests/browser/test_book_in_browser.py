@@ -330,7 +330,8 @@ def test_lesson_shows_figure_verdict_and_launch_buttons(reports, page):
     assert all(w > 0 for w in widths), (
         f"figures that did not load: widths {widths}"
     )
-    assert r.verdicts and "Verdict" in r.verdicts[0], "no verdict box"
+    title = "判定" if page.startswith(JA) else "Verdict"
+    assert r.verdicts and title in r.verdicts[0], "no verdict box"
     assert r.launch_visible, "no launch button"
     docname = page.removeprefix(JA).removesuffix(".html")
     assert bookconfig.binder_url(docname) in r.hrefs, (
@@ -363,6 +364,13 @@ def test_each_chapter_has_two_exercises(reports, chapter):
     assert sum(counts.values()) >= 2, f"exercises per lesson: {counts}"
 
 
+def _words(text: str) -> int:
+    """Words in ``text``; Japanese has no spaces, so three CJK characters
+    count as one word."""
+    cjk = len(CJK.findall(text))
+    return len(CJK.sub(" ", text).split()) + cjk // 3
+
+
 def _alt_problem(alt: str | None) -> str | None:
     alt = (alt or "").strip()
     if not alt:
@@ -374,7 +382,7 @@ def _alt_problem(alt: str | None) -> str | None:
     if (
         GENERIC_ALT.match(alt)
         or alt.startswith("<Figure size")
-        or len(alt.split()) < 4
+        or _words(alt) < 4
     ):
         return f"alt text does not say what the figure shows: {alt!r}"
     return None
@@ -387,7 +395,7 @@ def test_lesson_figures_have_caption_and_alt_text(reports, page):
         issue = _alt_problem(fig["alt"])
         if issue:
             problems.append(f"figure {n}: {issue}")
-        if len(fig["caption"].split()) < 3:
+        if _words(fig["caption"]) < 3:
             problems.append(
                 f"figure {n}: no caption (mystnb figure metadata, see README)"
             )
