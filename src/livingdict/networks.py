@@ -249,7 +249,8 @@ class SelfAttention(nn.Module):
         mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """``x (B, L, d)`` → ``(out (B, L, d), maps (B, H, L, L))``; queries
-        and keys come from ``qk_source`` (default ``x``), values from ``x``.
+        and filters (torch's K) come from ``qk_source`` (default ``x``),
+        values from ``x``.
         """
         if x.ndim != 3 or x.shape[-1] != self.qkv.in_features:
             raise ValueError(
@@ -283,7 +284,7 @@ class AttentionOnly(nn.Module):
         x⁰ = E[tokens] + P
         xˡ = xˡ⁻¹ + Σₕ lookup(softmax(QₕKₕᵀ/√d), xˡ⁻¹ W_Vʰ) W_Oʰ
 
-    ``content_maps=False`` computes queries and keys from the positions only
+    ``content_maps=False`` computes queries and filters from the positions only
     (every input gets the same maps); ``residual=False`` drops the skip
     connection; ``mask`` (boolean ``(L, L)``) limits where each position may
     look.
