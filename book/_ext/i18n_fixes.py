@@ -7,6 +7,8 @@
    ``book/intro.pot``) but a translated build never applies them. A transform at
    priority 110 applies the page's catalog to every toctree caption (and explicit
    entry title) afterwards.
+3. myst-nb's fold buttons ("Show code cell source") are configuration, not
+   text Sphinx extracts; in a Japanese build they are set in Japanese.
 
 1. In a translated build (``-D language=ja``) Sphinx's ``Locale`` transform parses each
 msgstr as a small, separate document (``<source>:<line>:<translated>``), which myst-nb
@@ -108,8 +110,22 @@ class TranslateInsertedToctrees(SphinxTransform):
             ]
 
 
+#: myst-nb's fold buttons in each edition's language ({type}: the English
+#: word "source", "outputs" or "content", so the Japanese leaves it out)
+CODE_PROMPTS = {"ja": ("コードを表示", "コードを隠す")}
+
+
+def translate_code_prompts(app: Sphinx, config: Any) -> None:
+    """Set ``nb_code_prompt_show``/``_hide`` for the build's language (runs
+    after ``-D language=ja`` is applied, before myst-nb reads them)."""
+    prompts = CODE_PROMPTS.get((config.language or "en").split("_")[0])
+    if prompts:
+        config.nb_code_prompt_show, config.nb_code_prompt_hide = prompts
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_transform(TranslateInsertedToctrees)
+    app.connect("config-inited", translate_code_prompts)
     _patch_parser()
     return {
         "version": "0.1",
