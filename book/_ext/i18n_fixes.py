@@ -31,6 +31,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from lang_switch import edition
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.locale import init as init_locale
@@ -118,7 +119,7 @@ CODE_PROMPTS = {"ja": ("コードを表示", "コードを隠す")}
 def translate_code_prompts(app: Sphinx, config: Any) -> None:
     """Set ``nb_code_prompt_show``/``_hide`` for the build's language (runs
     after ``-D language=ja`` is applied, before myst-nb reads them)."""
-    prompts = CODE_PROMPTS.get((config.language or "en").split("_")[0])
+    prompts = CODE_PROMPTS.get(edition(config))
     if prompts:
         config.nb_code_prompt_show, config.nb_code_prompt_hide = prompts
 

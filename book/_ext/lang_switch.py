@@ -24,8 +24,13 @@ TEMPLATES = Path(__file__).with_name("templates")
 DEFAULT_EDITIONS = [["en", "English", ""], ["ja", "日本語", "ja"]]
 
 
+def edition(config: Config) -> str:
+    """The build's language without its region: ``ja_JP`` → ``ja``."""
+    return (config.language or "en").split("_")[0]
+
+
 def _config_inited(app: Sphinx, config: Config) -> None:
-    lang = (config.language or "en").split("_")[0]
+    lang = edition(config)
     if lang in config.book_titles:  # the book's title in this edition
         config.html_title = config.book_titles[lang]
     config.templates_path.append(
@@ -41,7 +46,7 @@ def _config_inited(app: Sphinx, config: Config) -> None:
 
 def _current(app: Sphinx) -> str:
     langs = [e[0] for e in app.config.book_editions]
-    lang = (app.config.language or "en").split("_")[0]
+    lang = edition(app.config)
     return lang if lang in langs else langs[0]
 
 

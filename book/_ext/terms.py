@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 from docutils import nodes
 from docutils.statemachine import StringList
+from lang_switch import edition
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
@@ -60,8 +61,7 @@ def glossary_source(terms: list[dict[str, Any]], language: str) -> list[str]:
 class BookGlossary(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         self.env.note_dependency(str(TERMS))
-        language = (self.config.language or "en").split("_")[0]
-        source = glossary_source(load_terms(), language)
+        source = glossary_source(load_terms(), edition(self.config))
         container = nodes.container(classes=["book-glossary"])
         self.state.nested_parse(
             StringList(source, str(TERMS)), self.content_offset, container
