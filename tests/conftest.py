@@ -7,6 +7,9 @@
 - ``write_nb(root, name, *code, markdown=("# A lesson",), tags=None)``: the
   same, written to ``root/<name>.ipynb``; returns the path.
 - ``edit_nb(path, fn)``: read the JSON, ``fn(nb)``, write it back.
+- ``lesson_functions(lesson)``: the functions a lesson notebook defines
+  (after its imports), for the unit tests of a mechanism that lives in its
+  lesson, e.g. ``lesson_functions("01_matrix_product/02_random_weights").blur``.
 - ``write_registry(root, claims)``, ``write_toc(root, files)``: a fixture
   ``src/livingdict/claims.yml`` and ``_toc.yml``.
 - ``write_lesson(root, name=LESSON, claim="C0.1")``: a lesson shaped as the
@@ -26,6 +29,7 @@ marked ``slow``; ``pytest -m "not slow"`` is the fast inner loop.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -33,6 +37,7 @@ import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -126,6 +131,31 @@ def _write_toc(root: Path, files: Sequence[str]) -> None:
         "parts": [{"caption": "c", "chapters": [{"file": f} for f in files]}],
     }
     (Path(root) / "_toc.yml").write_text(yaml.safe_dump(toc))
+
+
+def _lesson_functions(lesson: str) -> SimpleNamespace:
+    """Run a lesson's imports and top-level ``def``s (nothing else) in a
+    fresh namespace; a cell that is not plain Python (``%pip``) is skipped."""
+    path = ROOT / "notebooks" / f"{lesson}.ipynb"
+    nodes: list[ast.stmt] = []
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        try:
+            tree = ast.parse("".join(cell["source"]))
+        except SyntaxError:
+            continue
+        keep = (ast.Import, ast.ImportFrom, ast.FunctionDef)
+        nodes += [n for n in tree.body if isinstance(n, keep)]
+    namespace: dict[str, Any] = {}
+    module = ast.Module(body=nodes, type_ignores=[])
+    exec(compile(module, str(path), "exec"), namespace)
+    return SimpleNamespace(**namespace)
+
+
+@pytest.fixture(scope="session")
+def lesson_functions():
+    return _lesson_functions
 
 
 @pytest.fixture

@@ -48,16 +48,6 @@ def test_effective_keys_extremes():
     )
 
 
-def test_drift_measures_relative_distance_from_the_start():
-    w0 = np.ones((2, 2))
-    d = metrics.drift([w0, w0 * 1.5, w0 * 0.0 + 3])
-    np.testing.assert_allclose(d, [0.0, 0.5, 2.0])
-    with pytest.raises(ValueError, match="shapes differ"):
-        metrics.drift([w0, np.ones(3)])
-    with pytest.raises(ValueError, match="zero"):
-        metrics.drift([np.zeros((2, 2)), w0])
-
-
 def test_bad_inputs():
     with pytest.raises(ValueError, match=r"\(3,\).*\(2,\)"):
         metrics.cosine([1, 2, 3], [1, 2])

@@ -9,11 +9,11 @@ only one lesson teaches lives in that lesson, which shows package code with
     lookup       the one operation: a key reads the weighted sum of value rows
     layers       a linear layer, an MLP and attention written as lookups
     networks     the MLPs (and seed ensembles) and the attention-only model
-    maps         attention maps as objects: masks, products, reach, mixing
-    projections  random matrices and what they do to similarity (chapter 1)
+    maps         attention maps: the product through a stack, the graph
+    projections  random matrices and random ReLU layers (chapter 1)
     data         offline data: digits, MNIST-1D, tasks in the plane, sequences
     train        one small deterministic training loop
-    metrics      cosine, correlation, effective number of keys, drift
+    metrics      cosine, correlation, effective number of keys
     plot         the figure style and the figures several lessons draw
     page         what a page shows: glued numbers, the source of package code
     claims       the check behind every claim; the registry, verdicts, lessons

@@ -65,21 +65,3 @@ def effective_keys(weights, axis: int = -1) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -np.where(p > 0, p * np.log(p), 0.0).sum(axis=axis)
     return np.exp(h)
-
-
-def drift(history) -> np.ndarray:
-    """How far a weight matrix has moved from where it started:
-
-        drift(t) = ‖W(t) − W(0)‖_F / ‖W(0)‖_F
-
-    for a sequence of snapshots ``W(0), W(1), …`` of one shape.
-    """
-    ws = [_np(w) for w in history]
-    if not ws:
-        raise ValueError("drift needs at least one snapshot, got none")
-    if any(w.shape != ws[0].shape for w in ws):
-        raise ValueError(f"drift: shapes differ, {[w.shape for w in ws]}")
-    n0 = np.linalg.norm(ws[0])
-    if n0 == 0:
-        raise ValueError(f"drift: the first snapshot {ws[0].shape} is zero")
-    return np.array([np.linalg.norm(w - ws[0]) / n0 for w in ws])

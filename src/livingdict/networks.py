@@ -1,7 +1,6 @@
 """The networks the lessons train, MLPs of any depth and a tiny attention-only
 transformer; every layer reads its values with ``lookup``."""
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Self
@@ -55,32 +54,6 @@ def mlp(
     return nn.Sequential(*layers)
 
 
-def n_params(sizes: Sequence[int], bias: bool = True) -> int:
-    """Parameters of ``mlp(sizes)``: ``Σₗ sₗ·sₗ₊₁ (+ sₗ₊₁ with biases)``."""
-    s = _sizes(sizes)
-    return sum(a * b + b * bias for a, b in zip(s[:-1], s[1:], strict=True))
-
-
-def width_for_params(
-    d_in: int, d_out: int, hidden_layers: int, budget: int
-) -> int:
-    """The width ``w`` whose ``mlp([d_in] + [w] * hidden_layers + [d_out])``
-    has the parameter count closest to ``budget`` (ties: the smaller ``w``)."""
-    if min(d_in, d_out, hidden_layers, budget) < 1:
-        raise ValueError(
-            f"width_for_params needs positive sizes, got d_in={d_in}, "
-            f"d_out={d_out}, hidden_layers={hidden_layers}, budget={budget}"
-        )
-
-    def count(w: int) -> int:
-        return n_params([d_in, *[w] * hidden_layers, d_out])
-
-    w = 1
-    while count(w + 1) <= budget:
-        w += 1
-    return w + 1 if abs(count(w + 1) - budget) < abs(count(w) - budget) else w
-
-
 @torch.no_grad()
 def collapse(model: nn.Sequential) -> nn.Linear:
     """The one ``nn.Linear`` equal to a stack of linear layers (``nn.Identity``
@@ -108,18 +81,6 @@ def collapse(model: nn.Sequential) -> nn.Linear:
     out.weight.copy_(w)
     out.bias.copy_(b)
     return out
-
-
-def init_scale(model: nn.Module, scale: float) -> nn.Module:
-    """Multiply every weight (not bias) by ``scale`` in place: a small
-    ``scale`` is the "small initialisation" of Saxe et al. (2014)."""
-    if not math.isfinite(scale) or scale <= 0:
-        raise ValueError(f"init_scale: scale must be > 0, got {scale}")
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if not name.endswith("bias"):
-                p.mul_(scale)
-    return model
 
 
 class Ensemble(nn.Module):

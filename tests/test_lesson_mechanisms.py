@@ -1,0 +1,224 @@
+"""The mechanisms that live in their lessons, tested where they are defined:
+``lesson_functions`` runs a lesson's imports and ``def``s, so a wrong
+formula on the page fails here as well as in the lesson's check.
+
+- 1.2: the structured matrices (blur, resize, the identity plus noise);
+- 1.3: the matrix of condition number κ and the half-angle bound (it holds
+  for every map and pair, and it is sharp);
+- 2.6: the width for a parameter budget;
+- 3.5: lazy maps, Dobrushin's coefficient, layers to mix, the rank-one
+  residual;
+- 3.6: window masks and the receptive field ``1 + L(w − 1)``;
+- 4.3: the drift of a weight matrix.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from livingdict import metrics
+
+F64 = torch.float64
+
+
+@pytest.fixture(scope="module")
+def lessons(lesson_functions):
+    names = {
+        "c12": "01_matrix_product/02_random_weights",
+        "c13": "01_matrix_product/03_similarity",
+        "c26": "02_mlp/06_depth",
+        "c35": "03_attention/05_mixing",
+        "c36": "03_attention/06_local_window",
+        "c43": "04_living_dictionary/03_living",
+    }
+    return {key: lesson_functions(name) for key, name in names.items()}
+
+
+def random_map(n, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.softmax(torch.randn(n, n, generator=g, dtype=F64), -1)
+
+
+# ------------------------------------------------------- 1.2 random weights
+def test_blur_resize_and_near_identity(lessons):
+    c12 = lessons["c12"]
+    assert torch.equal(c12.near_identity(5, 0.0), torch.eye(5, dtype=F64))
+    b = c12.blur((8, 8), 1.0)
+    assert b.shape == (64, 64) and (b >= 0).all()
+    torch.testing.assert_close(b.sum(0), torch.ones(64, dtype=F64))
+    assert int(b.argmax(0)[27]) == 27  # the strongest weight on itself
+    k = c12.blur_1d(5, 2.0)  # a neighbour weighs exp(−1/2σ²) of the centre
+    assert float(k[1, 2] / k[2, 2]) == pytest.approx(math.exp(-1 / 8))
+    r = c12.resize((8, 8), (28, 28))
+    assert r.shape == (64, 784) and (r >= 0).all()
+    torch.testing.assert_close(r.sum(0), torch.ones(784, dtype=F64))
+    flat = torch.full((1, 64), 0.5, dtype=F64)  # a flat image stays flat
+    torch.testing.assert_close(flat @ r, torch.full((1, 784), 0.5, dtype=F64))
+    assert (r > 0).sum(0).max() <= 4  # at most four input pixels
+    same = c12.resize((3, 4), (3, 4))
+    torch.testing.assert_close(same, torch.eye(12, dtype=F64))
+    ramp = torch.arange(4, dtype=F64)[None]  # linear in, linear out
+    up = ramp @ c12.resize_1d(4, 8)
+    torch.testing.assert_close(
+        up.diff()[0, 1:-1], torch.full((5,), 0.5, dtype=F64)
+    )
+
+
+# ------------------------------------------------------------ 1.3 similarity
+@pytest.mark.parametrize("kappa", [1.0, 7.0, 1e3])
+def test_conditioned_has_exact_condition_number(lessons, kappa):
+    torch.manual_seed(1)
+    w = lessons["c13"].conditioned(16, kappa)
+    assert w.shape == (16, 16)
+    assert np.linalg.cond(w.numpy()) == pytest.approx(kappa, rel=1e-9)
+
+
+def test_cosine_bounds_known_values(lessons):
+    bounds = lessons["c13"].cosine_bounds
+    lo, hi = bounds(np.array([0.0, 1.0, -1.0]), 1.0)
+    np.testing.assert_allclose(lo, [0, 1, -1], atol=1e-12)
+    np.testing.assert_allclose(hi, [0, 1, -1], atol=1e-12)
+    lo, hi = bounds(0.0, 3.0)  # θ = 90°, tan(θ/2) = 1
+    assert hi == pytest.approx(math.cos(2 * math.atan(1 / 3)))
+    assert lo == pytest.approx(math.cos(2 * math.atan(3)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.floats(1.0, 1e4), st.integers(2, 6))
+def test_condition_number_bounds_every_pair(lessons, seed, kappa, d):
+    c13 = lessons["c13"]
+    torch.manual_seed(seed)
+    w = c13.conditioned(d, kappa)
+    x = torch.randn(12, d, dtype=F64)
+    iu = np.triu_indices(12, 1)
+    c_in = metrics.pairwise_cosine(x)[iu]
+    c_out = metrics.pairwise_cosine(x @ w)[iu]
+    # angles from cosines lose precision next to 0 and π: skip those pairs
+    keep = (np.abs(c_in) < 1 - 1e-8) & (np.abs(c_out) < 1 - 1e-8)
+    dist = c13.half_angle_distortion(c_in[keep], c_out[keep])
+    assert (dist <= math.log(kappa) + 1e-6).all()
+    lo, hi = c13.cosine_bounds(c_in, kappa)
+    assert (c_out >= lo - 1e-9).all() and (c_out <= hi + 1e-9).all()
+
+
+def test_condition_number_bound_is_sharp(lessons):
+    c13 = lessons["c13"]
+    torch.manual_seed(0)
+    kappa, theta = 50.0, 1.1
+    u, _ = torch.linalg.qr(torch.randn(6, 6, dtype=F64))
+    s = torch.tensor([1.0, 0.5, 0.3, 0.2, 0.1, 1 / kappa], dtype=F64)
+    w = u * s @ torch.linalg.qr(torch.randn(6, 6, dtype=F64))[0].T
+    # inputs symmetric about the most and the least stretched directions
+    a, b = math.cos(theta / 2), math.sin(theta / 2)
+    x = torch.stack([a * u[:, 0] + b * u[:, -1], a * u[:, 0] - b * u[:, -1]])
+    c_in = float(metrics.cosine(x[0], x[1]))
+    c_out = float(metrics.cosine((x @ w)[0], (x @ w)[1]))
+    dist = c13.half_angle_distortion(c_in, c_out)
+    assert dist == pytest.approx(math.log(kappa), rel=1e-9)
+    hi = c13.cosine_bounds(c_in, kappa)[1]
+    assert c_out == pytest.approx(hi, rel=1e-9)
+
+
+# ----------------------------------------------------------------- 2.6 depth
+def test_n_params_counts_an_mlp(lessons):
+    from livingdict.networks import mlp
+
+    for sizes in ([5, 7, 7, 3], [40, 10], [1, 12, 12, 1]):
+        net = mlp(sizes)
+        count = sum(p.numel() for p in net.parameters())
+        assert lessons["c26"].n_params(sizes) == count
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(1, 80),
+    st.integers(1, 20),
+    st.integers(1, 5),
+    st.integers(50, 20000),
+)
+def test_width_for_params_is_closest(lessons, d_in, d_out, layers, budget):
+    c26 = lessons["c26"]
+    w = c26.width_for_params(d_in, d_out, layers, budget)
+
+    def gap(v):
+        return abs(c26.n_params([d_in, *[v] * layers, d_out]) - budget)
+
+    best = min(range(1, w + 3), key=gap)
+    assert gap(w) == gap(best) and (gap(w) < gap(w - 1) or w == best)
+
+
+# ---------------------------------------------------------------- 3.5 mixing
+def test_mixing_extremes_and_submultiplicative(lessons):
+    mixing = lessons["c35"].mixing
+    assert mixing(torch.eye(5)) == 1.0
+    assert mixing(torch.full((5, 5), 0.2)) == pytest.approx(0.0)
+    assert mixing(torch.eye(2)[[0, 0]]) == 0.0  # both rows read input 0
+    a, b = random_map(6, 1), random_map(6, 2)
+    assert mixing(a @ b) <= mixing(a) * mixing(b) + 1e-12
+
+
+def test_layers_to_mix_grows_as_lambda_approaches_one(lessons):
+    c35 = lessons["c35"]
+    a = random_map(8, 3)
+    lams = (0.0, 0.5, 0.9, 0.99)
+    counts = [c35.layers_to_mix(a, lam, 0.05) for lam in lams]
+    assert counts == sorted(counts) and counts[-1] > 5 * counts[2]
+    n = counts[1]  # δ(Mⁿ) < eps, and not one layer earlier
+    m = c35.lazy(a, 0.5)
+    assert c35.mixing(torch.linalg.matrix_power(m, n)) < 0.05
+    assert c35.mixing(torch.linalg.matrix_power(m, n - 1)) >= 0.05
+    torch.testing.assert_close(c35.lazy(a, 1.0), torch.eye(8, dtype=F64))
+
+
+def test_rank_one_residual(lessons):
+    residual = lessons["c35"].rank_one_residual
+    row = torch.randn(1, 6)
+    assert residual(row.expand(5, 6)).item() == pytest.approx(0, abs=1e-6)
+    x = torch.randn(3, 5, 6)
+    r = residual(x)
+    assert r.shape == (3,) and ((r > 0) & (r <= 1)).all()
+    centred = x - x.mean(1, keepdim=True)
+    assert residual(centred).allclose(torch.ones(3))
+
+
+# ---------------------------------------------------------- 3.6 local window
+@settings(max_examples=40, deadline=None)
+@given(
+    length=st.integers(4, 40),
+    window=st.integers(1, 6),
+    layers=st.integers(1, 6),
+)
+def test_receptive_field_is_one_plus_layers_times_window_minus_one(
+    lessons, length, window, layers
+):
+    c36 = lessons["c36"]
+    mask = c36.window_mask(length, window)
+    causal = c36.receptive_field([mask] * layers)
+    reach = 1 + layers * (window - 1)
+    expected = torch.clamp(torch.arange(1, length + 1), max=reach)
+    assert torch.equal(causal, expected)
+    w = 2 * (window // 2) + 1  # an odd window for the centred case
+    centred = c36.window_mask(length, w, causal=False)
+    field = c36.receptive_field([centred] * layers)
+    assert field.max() == min(length, 1 + layers * (w - 1))
+
+
+def test_window_mask_shapes(lessons):
+    window_mask = lessons["c36"].window_mask
+    m = window_mask(5, 2)
+    assert m.dtype == torch.bool and m.sum() == 9 and (m.triu(1) == 0).all()
+    assert torch.equal(window_mask(4, 1), torch.eye(4, dtype=torch.bool))
+    ones = torch.ones(4, 4, dtype=torch.bool)
+    assert torch.equal(window_mask(4, 4), ones.tril())
+    assert torch.equal(window_mask(4, 3, causal=False), ones.tril(1).triu(-1))
+
+
+# ---------------------------------------------------------------- 4.3 living
+def test_drift_measures_relative_distance_from_the_start(lessons):
+    w0 = torch.ones(2, 2)
+    d = lessons["c43"].drift([w0, w0 * 1.5, w0 * 0 + 3, -w0])
+    np.testing.assert_allclose(d, [0.0, 0.5, 2.0, 2.0])
