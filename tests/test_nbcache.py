@@ -54,6 +54,19 @@ def test_passed_notebooks_are_cached_with_their_outputs(tmp_path):
         cache.match_cache_notebook(nbformat.read(good, 4))
 
 
+def test_a_warning_fails_the_cell_and_is_not_cached(tmp_path):
+    from jupyter_cache import get_cache
+
+    warns = "import warnings\n\nwarnings.warn('careful')"
+    nb = notebook(tmp_path / "warns.ipynb", "x = 1", warns)
+    result = run_nbval(tmp_path / "cache", nb)
+    assert result.returncode == 1, result.stdout
+    assert "wrote to stderr" in result.stdout and "careful" in result.stdout
+    cache = get_cache(str(tmp_path / "cache"))
+    with pytest.raises(KeyError):
+        cache.match_cache_notebook(nbformat.read(nb, 4))
+
+
 def test_a_trailing_semicolon_hides_the_value_as_in_jupyter(tmp_path):
     # plain nbval executes without history, and IPython then shows the value
     # of `f();` anyway: the book showed claims.check's record on every page

@@ -9,8 +9,9 @@ produced, in the jupyter-cache ``DIR`` that the book build reads
 its code cells, so a lesson edited after the test run no longer matches and
 the build executes it itself. A lesson with a failing cell is not stored.
 
-This changes nothing about what is tested: nbval executes every cell as
-before; the plugin only keeps what the execution produced.
+nbval executes every cell as before; the plugin keeps what the execution
+produced, and adds one test: a cell that writes to stderr (a warning, which
+the page would show) fails.
 
 nbval sends every cell with ``store_history=False``, and IPython decides
 whether a trailing ``;`` hides a cell's value by reading the input history, so
@@ -97,6 +98,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any):
     outputs = getattr(item, "test_outputs", None)
     if outputs is not None:  # the executed cell keeps what the kernel showed
         item.cell.outputs = list(outputs)
+        stderr = [o["text"] for o in outputs if o.get("name") == "stderr"]
+        if stderr and report.passed:  # a warning would show on the page
+            report.outcome = "failed"
+            report.longrepr = f"the cell wrote to stderr:\n{stderr[0]}"
+            _failed.add(path)
     _done[path] += 1
     if _done[path] == _expected.get(path) and path not in _failed:
         store(
