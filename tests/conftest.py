@@ -56,7 +56,8 @@ MECHANISM = "err = abs(0.1 + 0.2 - 0.3)"
 FIGURE = "import matplotlib.pyplot as plt\n\nplt.plot([0, 1], [err, err])"
 CHECK = (
     'claims.check(\n    "C0.1",\n    err < 1e-5,\n    measured={"error": err},\n'
-    '    expected={"error": "< 1e-5"},\n    controls={"shuffled": False},\n)'
+    '    expected={"error": claims.identity("< 1e-5")},\n'
+    '    controls={"shuffled": False},\n)'
 )
 
 

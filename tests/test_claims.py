@@ -25,7 +25,7 @@ def ledger(tmp_path, monkeypatch):
 
 OK = dict(
     measured={"largest error": 1e-7, "error of the shuffled control": 0.4},
-    expected={"largest error": "< 1e-5"},
+    expected={"largest error": claims.identity("< 1e-5")},
     controls={"shuffled values": False},
 )
 
@@ -35,12 +35,15 @@ def test_passing_check_writes_one_record(ledger, capsys):
     rec = claims.check("C0.1", True, note="n", **OK)
     out = capsys.readouterr().out
     assert out.startswith("✓ C0.1 reproduced (seed 7)")
-    assert "largest error: 1e-07 (expected < 1e-5)" in out
-    assert "shuffled values: ✓ failed, as it must" in out
+    assert "[identity] largest error: 1e-07 (expected < 1e-5)" in out
+    assert "shuffled values: failed, as it should" in out
     (stored,) = claims.read_ledger(ledger)
     assert stored == rec
     assert stored["controls"] == {"shuffled values": False}
     assert stored["conditions"][0]["held"] is True
+    assert stored["conditions"][0]["kind"] == "identity"
+    assert stored["kinds"] == {"largest error": "identity"}
+    assert stored["positive_controls"] == {}
     assert stored["conditions"][0]["margin"] == pytest.approx(0.99)
     assert stored["seed"] == 7 and stored["notebook"] == "notebooks/test/nb"
 
@@ -53,7 +56,7 @@ def test_failing_check_raises_with_numbers_and_is_recorded(ledger):
             "C1.2",
             False,
             measured={"mean correlation": 0.9},
-            expected={"mean correlation": "< 0.1"},
+            expected={"mean correlation": claims.experiment("< 0.1")},
             controls={"identity matrix": True},
         )
     assert json.loads(ledger.read_text())["passed"] is False
@@ -61,7 +64,7 @@ def test_failing_check_raises_with_numbers_and_is_recorded(ledger):
 
 def test_a_control_that_passes_fails_the_check(ledger):
     kw = {**OK, "controls": {"shuffled values": True, "untrained": False}}
-    with pytest.raises(AssertionError, match="shuffled values: ✗ passed"):
+    with pytest.raises(AssertionError, match="shuffled values: PASSED"):
         claims.check("C0.1", True, **kw)
     assert json.loads(ledger.read_text())["passed"] is False
 
@@ -72,8 +75,10 @@ def test_a_control_that_passes_fails_the_check(ledger):
         ({"controls": {}}, "at least one control"),
         ({"expected": {}}, "no condition"),
         ({"measured": {"largest_error": 1e-7}}, "not a plain name"),
-        ({"expected": {"largest error": "small"}}, "not one of"),
-        ({"expected": {"other thing": "< 1"}}, "measured lacks"),
+        (
+            {"expected": {"other thing": claims.experiment("< 1")}},
+            "measured lacks",
+        ),
     ],
 )
 def test_malformed_checks_are_rejected_before_recording(
@@ -81,6 +86,49 @@ def test_malformed_checks_are_rejected_before_recording(
 ):
     with pytest.raises(ValueError, match=message):
         claims.check("C0.1", True, **{**OK, **change})
+    assert not ledger.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "message"),
+    [
+        ({"expected": {"largest error": "< 1e-5"}}, TypeError, "identity"),
+        ({"measured": 0.9}, TypeError, "measured must be a mapping.*0.9"),
+        ({"controls": [True]}, TypeError, "controls must be a mapping"),
+    ],
+)
+def test_conditions_must_say_their_kind(ledger, change, error, message):
+    with pytest.raises(error, match=message):
+        claims.check("C0.1", True, **{**OK, **change})
+    assert not ledger.exists()
+
+
+def test_a_condition_of_an_unknown_kind_or_text_is_refused():
+    with pytest.raises(ValueError, match="not one of"):
+        claims.Expect("< 1", "evidence")
+    with pytest.raises(ValueError, match="not one of"):
+        claims.experiment("small")
+
+
+def test_a_positive_control_that_passes_fails_the_check(ledger):
+    kw = {**OK, "positive_controls": {"a setting that differs": True}}
+    with pytest.raises(AssertionError, match="positive control"):
+        claims.check("C0.1", True, **kw)
+    rec = json.loads(ledger.read_text())
+    assert rec["passed"] is False
+    assert rec["positive_controls"] == {"a setting that differs": True}
+
+
+def test_a_no_difference_claim_needs_a_positive_control(ledger):
+    nodiff = [
+        cid
+        for cid, e in claims.registry().items()
+        if e.get("form") == "no difference"
+    ]
+    if not nodiff:
+        pytest.skip("no claim of the form 'no difference' is registered")
+    with pytest.raises(ValueError, match="positive_controls"):
+        claims.check(nodiff[0], True, **OK)
     assert not ledger.exists()
 
 
@@ -125,8 +173,11 @@ def test_conditions(text, value, held, margin):
 
 
 def test_a_list_must_meet_the_condition_everywhere():
-    (row,) = claims.evaluate({"errors": [0.01, 0.2]}, {"errors": "< 0.1"})
+    (row,) = claims.evaluate(
+        {"errors": [0.01, 0.2]}, {"errors": claims.experiment("< 0.1")}
+    )
     assert row["held"] is False and row["margin"] == pytest.approx(-1.0)
+    assert row["kind"] == "experiment"
 
 
 def test_arrays_and_infinities_are_serialised(ledger):
@@ -136,7 +187,7 @@ def test_arrays_and_infinities_are_serialised(ledger):
         "C0.1",
         True,
         measured={"errors": np.array([1e-9, 0.0]), "ratio": np.inf},
-        expected={"errors": "< 1e-6"},
+        expected={"errors": claims.identity("< 1e-6")},
         controls={"random map": False},
     )
     rec = claims.read_ledger(ledger)[0]

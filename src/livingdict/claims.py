@@ -157,6 +157,36 @@ class Condition:
         return gap / scale
 
 
+#: The two kinds of condition. An *identity* is true by algebra whenever the
+#: code is right (it guards the code); an *experiment* could come out either
+#: way if the claim were false (it is the evidence).
+KINDS = ("identity", "experiment")
+
+
+@dataclass(frozen=True)
+class Expect:
+    """A condition's text with its kind: ``identity("< 1e-6")`` or
+    ``experiment(">= 0.9")``."""
+
+    text: str
+    kind: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind {self.kind!r} is not one of {KINDS}")
+        Condition.parse(self.text)
+
+
+def identity(text: str) -> Expect:
+    """A condition true by algebra whenever the code is right."""
+    return Expect(str(text), "identity")
+
+
+def experiment(text: str) -> Expect:
+    """A condition that could fail if the claim were false."""
+    return Expect(str(text), "experiment")
+
+
 def _values(x: Any) -> list[Any]:
     x = x.tolist() if hasattr(x, "tolist") else x
     if isinstance(x, (list, tuple)):
@@ -165,23 +195,34 @@ def _values(x: Any) -> list[Any]:
 
 
 def evaluate(
-    measured: Mapping[str, Any], expected: Mapping[str, str]
+    measured: Mapping[str, Any], expected: Mapping[str, Expect]
 ) -> list[dict[str, Any]]:
     """Each condition of ``expected`` applied to its ``measured`` quantity:
-    ``[{"name", "expected", "held", "margin"}, …]`` (the worst element's
-    margin)."""
+    ``[{"name", "expected", "kind", "held", "margin"}, …]`` (the worst
+    element's margin)."""
     rows = []
-    for name, text in expected.items():
+    for name, spec in expected.items():
+        if not isinstance(spec, Expect):
+            raise TypeError(
+                f"expected[{name!r}] is {spec!r} ({type(spec).__name__}): "
+                "wrap it as claims.identity(...) or claims.experiment(...)"
+            )
         if name not in measured:
             raise ValueError(f"expected names {name!r}, which measured lacks")
-        cond = Condition.parse(text)
+        cond = Condition.parse(spec.text)
         values = _values(measured[name])
         if not values:
             raise ValueError(f"measured {name!r} is empty")
         held = all(cond.holds(v) for v in values)
         margin = min(cond.margin(v) for v in values)
         rows.append(
-            dict(name=name, expected=cond.text, held=held, margin=margin)
+            dict(
+                name=name,
+                expected=cond.text,
+                kind=spec.kind,
+                held=held,
+                margin=margin,
+            )
         )
     return rows
 
@@ -245,20 +286,26 @@ def check(
     passed: bool,
     *,
     measured: Mapping[str, Any],
-    expected: Mapping[str, str],
+    expected: Mapping[str, Expect],
     controls: Mapping[str, bool],
+    positive_controls: Mapping[str, bool] | None = None,
     note: str = "",
 ) -> dict[str, Any]:
     """Record the check of one claim; raise ``AssertionError`` when it fails.
 
     ``measured``: ``{plain name: number, list of numbers or yes/no}``, e.g.
-    ``"retrieval error at N = d"``; ``expected``: ``{plain name: condition}``
-    (see ``Condition``; other measured quantities are only reported);
-    ``controls``: ``{a control — the same test applied to something that must
-    fail it (the wrong law, the mechanism removed): did it pass?}``, at least
-    one. ``passed``, the lesson's verdict, must agree with the conditions.
+    ``"retrieval error at N = d"``; ``expected``: ``{plain name:
+    identity(condition) or experiment(condition)}`` (see ``Condition``;
+    other measured quantities are only reported); ``controls``: ``{a
+    control — the same test, through the same pipeline, applied to
+    something that must fail it (the mechanism removed): did it pass?}``,
+    at least one; ``positive_controls``: for a claim that something makes
+    *no* difference, ``{a setting where the difference is known to exist,
+    through the same pipeline: did the no-difference test pass there?}``
+    (it must not: the test can see a difference). ``passed``, the lesson's
+    verdict, must agree with the conditions.
 
-        the claim reproduces = passed and not any(controls.values())
+        reproduces = passed and not any(controls ∪ positive_controls)
 
     Appends the record to ``ledger_path()`` and returns it.
     """
@@ -266,9 +313,31 @@ def check(
     if claim_id not in reg:
         known = ", ".join(sorted(reg))
         raise ValueError(f"unknown claim id {claim_id!r}; known: {known}")
+    for arg, value in (("measured", measured), ("expected", expected)):
+        if not isinstance(value, Mapping):
+            raise TypeError(
+                f"{claim_id}: {arg} must be a mapping of plain names, got "
+                f"{type(value).__name__} {value!r}"
+            )
+    for arg, value in (("controls", controls), ("positive", positive_controls)):
+        if value is not None and not isinstance(value, Mapping):
+            raise TypeError(
+                f"{claim_id}: {arg} controls must be a mapping "
+                f"{{name: passed}}, got {type(value).__name__} {value!r}"
+            )
     measured = {_label(k, "measured"): v for k, v in measured.items()}
-    expected = {_label(k, "expected"): str(v) for k, v in expected.items()}
+    expected = {_label(k, "expected"): v for k, v in expected.items()}
     controls = {_label(k, "control"): bool(v) for k, v in controls.items()}
+    positive = {
+        _label(k, "positive control"): bool(v)
+        for k, v in (positive_controls or {}).items()
+    }
+    if reg[claim_id].get("form") == "no difference" and not positive:
+        raise ValueError(
+            f"{claim_id} claims that something makes no difference: it needs "
+            "positive_controls, settings where the difference exists and the "
+            "same test sees it"
+        )
     if not expected:
         raise ValueError(f"{claim_id}: expected names no condition to test")
     if not controls:
@@ -284,14 +353,16 @@ def check(
         )
     from . import current_seed
 
-    ok = bool(passed) and not any(controls.values())
+    ok = bool(passed) and not any([*controls.values(), *positive.values()])
     record = {
         "id": claim_id,
         "passed": ok,
         "measured": _jsonable(measured),
-        "expected": expected,
+        "expected": {k: v.text for k, v in expected.items()},
+        "kinds": {k: v.kind for k, v in expected.items()},
         "conditions": _jsonable(conditions),
         "controls": controls,
+        "positive_controls": positive,
         "note": note,
         "notebook": _notebook_name(claim_id),
         "seed": current_seed(),
@@ -318,15 +389,23 @@ def report(record: Mapping[str, Any], width: int = 79) -> str:
     for c in record.get("conditions", []):
         sign = "✓" if c["held"] else "✗"
         value = fmt(record["measured"][c["name"]])
+        kind = c.get("kind", "?")
         lines.append(
-            f"  {sign} {c['name']}: {value} (expected {c['expected']})"
+            f"  {sign} [{kind}] {c['name']}: {value} "
+            f"(expected {c['expected']})"
         )
     for name, value in record["measured"].items():
         if name not in record.get("expected", {}):
             lines.append(f"    {name}: {fmt(value)}")
-    outcome = ("✓ failed, as it must", "✗ passed the test (it must not)")
-    for name, passed in record.get("controls", {}).items():
-        lines.append(f"  control — {name}: {outcome[bool(passed)]}")
+    outcome = ("failed, as it should", "PASSED (it must not)")
+    for word, key in (("control", "controls"), ("positive control",
+                                                  "positive_controls")):
+        for name, passed in (record.get(key) or {}).items():
+            sign = "✗" if passed else "✓"
+            lines.append(
+                f"  {sign} {word}, must fail — {name}: "
+                f"{outcome[bool(passed)]}"
+            )
     return "\n".join(
         textwrap.fill(line, width, subsequent_indent="      ")
         for line in lines
