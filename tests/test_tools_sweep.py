@@ -28,6 +28,12 @@ def runs_for(nbs=(A, B), seeds=SEEDS, errors=None):
     ]
 
 
+def _evaluate(measured, expected):
+    """claims.evaluate on a record's stored texts, as experiments."""
+    kinds = {k: claims.experiment(v) for k, v in expected.items()}
+    return claims.evaluate(measured, kinds)
+
+
 def line(cid, nb, seed, passed=True, error=0.01, control=False):
     """A ledger line as claims.check writes it: error < 0.1, one control."""
     measured = {"error": error}
@@ -39,7 +45,7 @@ def line(cid, nb, seed, passed=True, error=0.01, control=False):
         "seed": seed,
         "measured": measured,
         "expected": expected,
-        "conditions": claims.evaluate(measured, expected),
+        "conditions": _evaluate(measured, expected),
         "controls": {"shuffled values": control},
     }
 
@@ -207,7 +213,7 @@ def test_a_failed_condition_leads_the_table():
 def test_the_margin_of_a_list_names_its_worst_element():
     rec = line("C0.1", A, 0)
     rec["measured"] = {"error": [0.01, 0.08, 0.02]}
-    rec["conditions"] = claims.evaluate(rec["measured"], rec["expected"])
+    rec["conditions"] = _evaluate(rec["measured"], rec["expected"])
     s = sweep.aggregate(
         {"C0.1": {"notebook": A}}, [rec], runs_for([A], [0]), [0]
     )
@@ -219,7 +225,7 @@ def test_equalities_that_hold_go_last_and_are_not_thin():
     rec = line("C0.1", A, 0)
     rec["measured"] = {"error": 0.01, "count": 3}
     rec["expected"] = {"error": "< 0.1", "count": "== 3"}
-    rec["conditions"] = claims.evaluate(rec["measured"], rec["expected"])
+    rec["conditions"] = _evaluate(rec["measured"], rec["expected"])
     s = sweep.aggregate(
         {"C0.1": {"notebook": A}}, [rec], runs_for([A], [0]), [0]
     )

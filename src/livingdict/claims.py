@@ -319,7 +319,10 @@ def check(
                 f"{claim_id}: {arg} must be a mapping of plain names, got "
                 f"{type(value).__name__} {value!r}"
             )
-    for arg, value in (("controls", controls), ("positive", positive_controls)):
+    for arg, value in (
+        ("controls", controls),
+        ("positive", positive_controls),
+    ):
         if value is not None and not isinstance(value, Mapping):
             raise TypeError(
                 f"{claim_id}: {arg} controls must be a mapping "
@@ -398,13 +401,14 @@ def report(record: Mapping[str, Any], width: int = 79) -> str:
         if name not in record.get("expected", {}):
             lines.append(f"    {name}: {fmt(value)}")
     outcome = ("failed, as it should", "PASSED (it must not)")
-    for word, key in (("control", "controls"), ("positive control",
-                                                  "positive_controls")):
+    for word, key in (
+        ("control", "controls"),
+        ("positive control", "positive_controls"),
+    ):
         for name, passed in (record.get(key) or {}).items():
             sign = "✗" if passed else "✓"
             lines.append(
-                f"  {sign} {word}, must fail — {name}: "
-                f"{outcome[bool(passed)]}"
+                f"  {sign} {word}, must fail — {name}: {outcome[bool(passed)]}"
             )
     return "\n".join(
         textwrap.fill(line, width, subsequent_indent="      ")

@@ -36,11 +36,12 @@ def linear_as_lookup(layer: nn.Linear, x: Tensor) -> Tensor:
 
 @dataclass(frozen=True)
 class MLPDictionary:
-    """``Linear → act → Linear`` split into filters, key and values:
+    """``Linear → act → Linear`` split into filters, key and values, in the
+    book's one notation (torch stores both matrices transposed):
 
-    filters = W₁ (one row per slot here: torch's ``first.weight``)
-    keys(x) = act(x W₁ᵀ + b₁)             shape (..., N)
-    values  = W₂ᵀ (one row per slot)       shape (N, d_out)
+    filters = W₁ = ``first.weight.T``, column ``j`` per slot  (d_in, N)
+    keys(x) = act(x W₁ + b₁)                                  (..., N)
+    values  = W₂ = ``second.weight.T``, row ``j`` per slot     (N, d_out)
     read(x) = lookup(keys(x), values) + b₂ == mlp(x)
     """
 
@@ -50,17 +51,22 @@ class MLPDictionary:
 
     @property
     def filters(self) -> Tensor:
-        """``(N, d_in)``: row ``j`` is what slot ``j`` matches the input to."""
-        return self.first.weight
+        """``W₁``, ``(d_in, N)``: column ``j`` is what slot ``j`` matches the
+        input to."""
+        return self.first.weight.T
 
     def keys(self, x: Tensor) -> Tensor:
-        """The key of each input: ``act(x W₁ᵀ + b₁)``, one weight per slot."""
+        """The key of each input, from the parameters: ``act(x W₁ + b₁)``,
+        one weight per slot."""
         _fits(self.first, x, "MLPDictionary.keys")
-        return self.activation(self.first(x))
+        scores = x @ self.filters
+        if self.first.bias is not None:
+            scores = scores + self.first.bias
+        return self.activation(scores)
 
     @property
     def values(self) -> Tensor:
-        """``(N, d_out)``: row ``j`` is what slot ``j`` writes."""
+        """``W₂``, ``(N, d_out)``: row ``j`` is what slot ``j`` writes."""
         return self.second.weight.T
 
     @property
