@@ -17,6 +17,9 @@ export PYTHONHASHSEED := 0
 unexport MPLBACKEND
 # one BLAS thread per process: tiny matrices gain nothing from more, and nbval runs two kernels
 export OMP_NUM_THREADS := 1
+# every figure a lesson shows is drawn in Japanese too (livingdict.figure_words),
+# for the Japanese edition: only in the book's executions, never a reader's
+export LIVINGDICT_FIGURES := ja
 
 # PyTorch's CPU-only wheels (Linux, macOS and Windows). On Linux a plain
 # `pip install torch==2.13.0` takes the CUDA build from PyPI, several GB of

@@ -89,8 +89,10 @@ def setup(seed: int | None = None) -> int:
     # torch.use_deterministic_algorithms(True) also imports torch._inductor
     # (1.4 s of every lesson) for torch.compile, which the book never uses
     torch._C._set_deterministic_algorithms(True)
+    from .figure_words import enable
     from .plot import use_style
 
     use_style()
+    enable()  # the Japanese drawing of each figure, in the book's build
     _seed = seed
     return seed
