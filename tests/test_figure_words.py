@@ -118,3 +118,17 @@ def test_the_folder_catalogs_are_one_union_the_first_name_wins(tmp_path):
 def test_png_size_refuses_what_is_not_a_png():
     with pytest.raises(ValueError, match="not a PNG"):
         fw.png_size(b"GIF89a")
+
+
+def test_an_executed_notebook_with_stale_figures_is_found(fig, tmp_path):
+    _, report = fw.translated_png(fig, lambda m: JA.get(m, ""), _png)
+    out = {"metadata": {"image/png": {"livingdict": report}}}
+    nb = {"cells": [{"cell_type": "code", "outputs": [out]}]}
+    base = tmp_path / "locale" / "ja" / "LC_MESSAGES" / "nb"
+    base.mkdir(parents=True)
+    (tmp_path / "nb").mkdir()
+    po = "".join(f'msgid "{k}"\nmsgstr "{v}"\n\n' for k, v in JA.items())
+    (base / "a.po").write_text(po, encoding="utf-8")
+    assert fw.stale_notebook(nb, tmp_path / "nb") == []
+    (base / "a.po").write_text(po.replace("学習後", "訓練後"), "utf-8")
+    assert fw.stale_notebook(nb, tmp_path / "nb") == ["trained"]

@@ -331,3 +331,17 @@ def stale(report: Mapping[str, Any], messages: Mapping[str, str]) -> list[str]:
     was drawn (the figure must be drawn again)."""
     used: Mapping[str, str] = report.get("used", {})
     return [m for m, tr in used.items() if messages.get(m, "") != tr]
+
+
+def stale_notebook(nb: Mapping[str, Any], folder: Path) -> list[str]:
+    """The messages of an executed notebook's figures whose translation in
+    ``folder``'s catalogs changed since they were drawn (``make execute``
+    runs such a lesson again)."""
+    messages = folder_messages(folder)
+    found: list[str] = []
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []):
+            meta = (out.get("metadata") or {}).get("image/png") or {}
+            if "livingdict" in meta:
+                found += stale(meta["livingdict"], messages)
+    return list(dict.fromkeys(found))
