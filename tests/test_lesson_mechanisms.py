@@ -2,9 +2,11 @@
 ``lesson_functions`` runs a lesson's imports and ``def``s, so a wrong
 formula on the page fails here as well as in the lesson's check.
 
+- 1.1: the loop of inner products and the correlations of a filter bank;
 - 1.2: the structured matrices (blur, resize, the identity plus noise);
 - 1.3: the matrix of condition number κ and the half-angle bound (it holds
-  for every map and pair, and it is sharp);
+  for every map and pair, and it is sharp); κ of a matrix;
+- 1.5: the iterated kernel, and the fixed point of the step kernel k₀;
 - 2.6: the width for a parameter budget;
 - 3.5: lazy maps, Dobrushin's coefficient, layers to mix, the rank-one
   residual;
@@ -28,8 +30,10 @@ F64 = torch.float64
 @pytest.fixture(scope="module")
 def lessons(lesson_functions):
     names = {
+        "c11": "01_matrix_product/01_filter_bank",
         "c12": "01_matrix_product/02_random_weights",
         "c13": "01_matrix_product/03_similarity",
+        "c16": "01_matrix_product/05_deep_kernel",
         "c26": "02_mlp/06_depth",
         "c35": "03_attention/05_mixing",
         "c36": "03_attention/06_local_window",
@@ -41,6 +45,28 @@ def lessons(lesson_functions):
 def random_map(n, seed=0):
     g = torch.Generator().manual_seed(seed)
     return torch.softmax(torch.randn(n, n, generator=g, dtype=F64), -1)
+
+
+# ---------------------------------------------------------- 1.1 filter bank
+def test_responses_are_one_inner_product_per_column(lessons):
+    c11 = lessons["c11"]
+    g = torch.Generator().manual_seed(0)
+    x, w = torch.randn(5, generator=g), torch.randn(5, 3, generator=g)
+    torch.testing.assert_close(c11.responses(x, w), x @ w)
+    w[:, 1] = 0  # a filter of zeros responds with 0, the others unchanged
+    assert float(c11.responses(x, w)[1]) == 0.0
+
+
+def test_correlations_are_pearson(lessons):
+    c11 = lessons["c11"]
+    g = torch.Generator().manual_seed(1)
+    x, w = torch.randn(4, 9, generator=g), torch.randn(9, 6, generator=g)
+    r = c11.correlations(x, w).numpy()
+    ref = np.corrcoef(x.numpy(), w.T.numpy())[:4, 4:]
+    np.testing.assert_allclose(r, ref, rtol=1e-5, atol=1e-6)
+    # a correlation ignores scale and offset; a raw inner product does not
+    r2 = c11.correlations(3 * x + 2, w).numpy()
+    np.testing.assert_allclose(r2, r, rtol=1e-5, atol=1e-6)
 
 
 # ------------------------------------------------------- 1.2 random weights
@@ -121,6 +147,31 @@ def test_condition_number_bound_is_sharp(lessons):
     assert dist == pytest.approx(math.log(kappa), rel=1e-9)
     hi = c13.cosine_bounds(c_in, kappa)[1]
     assert c_out == pytest.approx(hi, rel=1e-9)
+
+
+def test_kappa_is_the_ratio_of_extreme_singular_values(lessons):
+    c13 = lessons["c13"]
+    d = torch.diag(torch.tensor([4.0, 2.0, 0.5], dtype=F64))
+    assert c13.kappa(d) == pytest.approx(8.0)
+    torch.manual_seed(2)
+    w = c13.conditioned(10, 37.0)
+    assert c13.kappa(w) == pytest.approx(37.0, rel=1e-9)
+
+
+# ------------------------------------------------------------ 1.5 deep kernel
+def test_step_kernel_has_an_attracting_fixed_point_below_one(lessons):
+    c16 = lessons["c16"]
+    k0 = c16.step_kernel
+    c_star = c16.fixed_point(k0, 0.0, 0.99)
+    # c* = 1 − arccos(c*)/π, about 0.79 (not 1: c = 1 repels)
+    assert c_star == pytest.approx(1 - math.acos(c_star) / math.pi, abs=1e-12)
+    assert 0.78 < c_star < 0.80
+    for start in (-1.0, 0.0, 0.99, 0.999):
+        end = float(c16.iterate_kernel(start, 200, kernel=k0)[-1])
+        assert end == pytest.approx(c_star, abs=1e-9)
+    # k₁ only climbs: from −1 every step goes up, towards 1
+    c = c16.iterate_kernel(-1.0, 50)
+    assert (np.diff(c) > 0).all() and 0.95 < c[-1] < 1
 
 
 # ----------------------------------------------------------------- 2.6 depth
