@@ -15,7 +15,9 @@ The lessons are ``livingdict.claims.notebooks(root)``; the registry is
    or checked twice; every checked id is registered, and its entry names the
    notebook that checks it, which exists; an entry names a notebook if and only if
    it has a verdict, and the verdict is one of ``VERDICTS``. Ids with neither are
-   reported as pending.
+   reported as pending. Its ``form`` is ``claim`` (the default), ``because`` (with
+   ``x:`` and ``y:`` naming the two parts) or ``no difference``, whose check call
+   passes ``positive_controls=``.
 4. Every check names its controls: each ``check("<id>", ...)`` call passes
    ``controls=`` (``claims.check`` itself refuses an empty mapping at run time).
 5. No typed numbers: a number in a lesson's markdown, figure caption or alt text
@@ -66,6 +68,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = Path("src") / "livingdict" / "claims.yml"
 
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(?P<q>["'])(?P<id>[^"'\n]+)(?P=q)""")
+FORMS = ("claim", "because", "no difference")
 PRAGMA = re.compile(r"#\s*(?:fmt:\s*(?:off|on|skip)|(?:ruff:\s*)?noqa)\b")
 TOC_SUFFIXES = (".md", ".ipynb", ".rst")
 
@@ -238,13 +241,37 @@ def check_claims(
     if not registry and errors:
         return errors, []
     checks: dict[str, list[str]] = {}  # id -> notebooks (one item per call)
+    positive: set[str] = set()  # ids whose call passes positive_controls=
     for lesson in lessons:
         for cid in checked_ids(lesson.nb):
             checks.setdefault(cid, []).append(_strip(lesson.name))
+        for _, cell in lesson.code():
+            source = _source(cell)
+            for m in CHECK_CALL.finditer(source):
+                if re.search(
+                    r"\bpositive_controls\s*=", _call(source, m.start())
+                ):
+                    positive.add(m["id"])
 
     pending = []
     for cid, e in registry.items():
         nb, verdict = e.get("notebook"), e.get("verdict")
+        form = e.get("form", "claim")
+        if form not in FORMS:
+            errors.append(
+                f"{cid}: form {form!r} is not one of {', '.join(FORMS)}"
+            )
+        if form == "because" and not (e.get("x") and e.get("y")):
+            errors.append(
+                f"{cid}: form 'because' needs x: (the conclusion) and y: (the "
+                "reason it gives)"
+            )
+        if form == "no difference" and cid in checks and cid not in positive:
+            errors.append(
+                f"{cid}: claims that something makes no difference, but its "
+                "check passes no positive_controls= (settings where the "
+                "difference exists and the same test sees it)"
+            )
         if verdict is not None and verdict not in claims.VERDICTS:
             errors.append(
                 f"{cid}: verdict {verdict!r} is not one of {', '.join(claims.VERDICTS)}"

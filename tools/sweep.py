@@ -1,7 +1,7 @@
 """``make sweep``: every claim must hold for every seed, not the one we tried.
 
 Usage: ``python -m tools.sweep [SEED ...] [NOTEBOOK_OR_FOLDER ...] [--ledger FILE]
-[--jobs N]`` (integers are seeds, default 0 to 9 as in ``make sweep``; anything
+[--jobs N]`` (integers are seeds, default 0 to 19 as in ``make sweep``; anything
 else names notebooks or folders of lessons, default every lesson; ``--jobs``:
 kernels run at once, default 2, one per core — each kernel is single-threaded
 and seeded, so the results equal a serial run's).
@@ -42,7 +42,7 @@ from tools import nbrun
 from tools.nbrun import Run
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SEEDS = tuple(range(10))
+DEFAULT_SEEDS = tuple(range(20))
 DEFAULT_JOBS = 2
 #: A margin below this (a tenth of the threshold's scale) is marked thin.
 THIN = 0.1
