@@ -266,9 +266,9 @@ def test_a_claim_without_controls_is_flagged():
 
 # ----------------------------------------------------------- the command
 def test_parse_separates_seeds_from_paths():
-    args = sweep.parse([])  # as make sweep: seeds 0-9, two kernels at once
+    args = sweep.parse([])  # as make sweep: seeds 0-19, two kernels at once
     assert (args.seeds, args.targets, args.ledger, args.jobs) == (
-        list(range(10)),
+        list(range(20)),
         [],
         None,
         2,

@@ -68,7 +68,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = Path("src") / "livingdict" / "claims.yml"
 
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(?P<q>["'])(?P<id>[^"'\n]+)(?P=q)""")
-FORMS = ("claim", "because", "no difference")
+FORMS = claims.FORMS
 PRAGMA = re.compile(r"#\s*(?:fmt:\s*(?:off|on|skip)|(?:ruff:\s*)?noqa)\b")
 TOC_SUFFIXES = (".md", ".ipynb", ".rst")
 
