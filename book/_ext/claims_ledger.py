@@ -666,7 +666,7 @@ def _essay_summary(page: Page) -> nodes.Node:
         )
     return _table(
         [_("verdict"), _("claims"), _("which (the essay's words)")],
-        [24, 8, 68],
+        [22, 12, 66],
         rows,
         ["essay-summary"],
     )
