@@ -16,7 +16,7 @@ import pytest
 
 LESSON = "notebooks/00_introduction/01_three_guises"
 PAGES = {
-    "index": "Ledger\n======\n\n.. claims-table::\n   :chapter: 0\n\n"
+    "index": "Ledger\n======\n\n.. claims-table::\n   :chapter: 0\n   :numbers:\n\n"
     ".. toctree::\n\n   " + LESSON + "\n   other\n",
     LESSON: "Lesson\n======\n\n.. verdict:: C0.1\n",
     "other": "Other\n=====\n\nNo ledger here.\n",

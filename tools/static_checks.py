@@ -157,20 +157,6 @@ def check_clean(lesson: Lesson) -> Iterator[str]:
         yield "stored with widget state (metadata.widgets)"
 
 
-def _toc_entries(node: Any) -> Iterator[tuple[str, str]]:
-    """(kind, value) for every ``root``/``file``/``glob`` entry of a toc, depth first."""
-    if isinstance(node, dict):
-        for key in ("root", "file", "glob"):
-            if isinstance(node.get(key), str):
-                yield key, node[key]
-        for value in node.values():
-            if isinstance(value, (dict, list)):
-                yield from _toc_entries(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _toc_entries(item)
-
-
 def _strip(entry: str) -> str:
     for suffix in TOC_SUFFIXES:
         if entry.endswith(suffix):
@@ -179,27 +165,26 @@ def _strip(entry: str) -> str:
 
 
 def check_toc(root: Path, lessons: Sequence[Lesson]) -> list[str]:
-    """Every lesson is in ``_toc.yml``; every entry of ``_toc.yml`` exists."""
+    """Every lesson is in ``_toc.yml``; every entry of ``_toc.yml`` exists
+    (read by sphinx-external-toc's own parser, as the build reads it)."""
+    from sphinx_external_toc.parsing import MalformedError, parse_toc_yaml
+
     toc_path = root / "_toc.yml"
     if not toc_path.is_file():
         return ["_toc.yml does not exist"]
     try:
-        toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        return [f"_toc.yml is not valid YAML: {err}"]
+        toc = parse_toc_yaml(toc_path)
+    except (MalformedError, yaml.YAMLError) as err:
+        return [f"_toc.yml is not valid: {err}"]
     errors: list[str] = []
-    listed: set[str] = set()
-    for kind, entry in _toc_entries(toc):
-        if kind == "glob":
-            listed.update(
-                _strip(_rel(p, root)) for p in root.glob(entry + "*")
-            )
-            continue
-        base = _strip(entry.strip("/"))
-        listed.add(base)
-        if not any((root / (base + s)).is_file() for s in TOC_SUFFIXES):
+    listed = {_strip(d) for d in toc}
+    for glob in toc.globs():
+        listed.update(_strip(_rel(p, root)) for p in root.glob(glob + "*"))
+    for doc in toc:
+        kind = "root" if doc == toc.root.docname else "file"
+        if not any((root / (_strip(doc) + s)).is_file() for s in TOC_SUFFIXES):
             errors.append(
-                f"_toc.yml: {kind} {entry!r} does not exist (.md, .ipynb or .rst)"
+                f"_toc.yml: {kind} {doc!r} does not exist (.md, .ipynb or .rst)"
             )
     for lesson in lessons:
         if _strip(lesson.name) not in listed:

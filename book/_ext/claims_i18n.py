@@ -64,14 +64,14 @@ def registry_messages() -> list[tuple[str, int]]:
 
 
 def ledger_messages() -> list[str]:
-    """The names of the quantities and controls that the latest checks
+    """The names of the quantities, controls and positive controls that the latest checks
     recorded: the verdict boxes show them beside their numbers."""
     latest: dict[str, dict] = {}
     for rec in claims.read_ledger():
         latest[rec["id"]] = rec
     names: list[str] = []
     for rec in latest.values():
-        for group in ("measured", "controls"):
+        for group in ("measured", "controls", "positive_controls"):
             value = rec.get(group)
             if isinstance(value, dict):
                 names += [k for k in value if k not in names]
