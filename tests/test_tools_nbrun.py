@@ -65,9 +65,7 @@ SPIKE = f"import time\nx = b'1' * ({ALLOC_MB} * 2**20)\ntime.sleep(0.3)\ndel x"
 
 
 @pytest.mark.slow
-def test_a_spike_counts_against_the_same_kernel_without_it(
-    tmp_path, notebook
-):
+def test_a_spike_counts_against_the_same_kernel_without_it(tmp_path, notebook):
     """The peak is the kernel's high-water mark: a 0.3 s spike of 300 MB
     (written bytes, so resident) raises it by that much over the same cell
     without the allocation, run the same way."""
