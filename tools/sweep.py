@@ -239,18 +239,23 @@ def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
 
 
 def controls(rows: Iterable[ClaimRow]) -> list[Controls]:
-    """Per claim that ran, each control and the seeds for which it passed the
-    claim's test (it must pass for none)."""
+    """Per claim that ran, each control (and positive control, named
+    ``positive: …``) and the seeds for which it passed the claim's test (it
+    must pass for none)."""
     out = []
     for row in rows:
         if not row.records:
             continue
         passed_for: dict[str, list[int]] = {}
         for rec in row.records:
-            for name, passed in (rec.get("controls") or {}).items():
-                seeds = passed_for.setdefault(name, [])
-                if passed is not False:
-                    seeds.append(rec.get("seed"))
+            for key, prefix in (
+                ("controls", ""),
+                ("positive_controls", "positive: "),
+            ):
+                for name, passed in (rec.get(key) or {}).items():
+                    seeds = passed_for.setdefault(prefix + name, [])
+                    if passed is not False:
+                        seeds.append(rec.get("seed"))
         out.append(Controls(row.id, passed_for))
     return out
 
