@@ -259,7 +259,7 @@ def test_an_old_record_without_kinds_renders(tmp_path, build):
     assert build([r]).returncode == 0
     lesson = (tmp_path / "html" / (LESSON + ".html")).read_text()
     assert (
-        "2 kind not recorded" in lesson and "Positive controls" not in lesson
+        "2 of unrecorded kind" in lesson and "Positive controls" not in lesson
     )
 
 

@@ -222,12 +222,24 @@ def kind_counts(rec: Mapping[str, Any]) -> Counter:
     return Counter(kind for *_, kind in quantity_rows(rec) if kind)
 
 
+#: how a count of conditions of each kind reads
+KIND_COUNT = {
+    "experiment": "{n} by experiment",
+    "identity": "{n} by algebra",
+    "unknown": "{n} of unrecorded kind",
+}
+if False:  # for the "claims" catalog
+    _("{n} by experiment"), _("{n} by algebra"), _("{n} of unrecorded kind")
+
+
 def kinds_text(counts: Mapping[str, int]) -> str:
     """``"2 by experiment, 1 by algebra"``; ``"by algebra only (3)"``."""
     if set(counts) == {"identity"}:
         return _("by algebra only ({n})").format(n=counts["identity"])
-    return ", ".join(
-        f"{counts[k]} {_(KIND_TEXT[k])}" for k in KIND_TEXT if counts.get(k)
+    return _(", ").join(
+        _(KIND_COUNT[k]).format(n=counts[k])
+        for k in KIND_COUNT
+        if counts.get(k)
     )
 
 
@@ -573,7 +585,7 @@ def _verdict_box(page: Page, ids: list[str]) -> nodes.Node:
         counts = kind_counts(rec)
         box += _para(
             nodes.strong(text=_("Conditions: ")),
-            kinds_text(counts) + ".",
+            _("{kinds}.").format(kinds=kinds_text(counts)),
             classes=["verdict-kinds"],
         )
         if set(counts) == {"identity"}:
