@@ -72,6 +72,7 @@ class Margin:
     measured: Any
     expected: str
     held: bool = True
+    kind: str = "?"  # identity | experiment (? in a record without kinds)
 
     @property
     def exact(self) -> bool:
@@ -231,6 +232,7 @@ def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
                     _worst_value(value, c["expected"]),
                     c["expected"],
                     c.get("held") is True,
+                    c.get("kind") or "?",
                 )
                 key = (row.id, c["name"])
                 if key not in worst or _order(m) < _order(worst[key]):
@@ -300,14 +302,14 @@ def report(summary: Summary) -> str:
             "relative to the threshold's scale; thin: below "
             f"{THIN:g}; exact: an equality, which has no margin)",
             f"  {'margin':>7}  {'seed':>4}  {'claim':<{width}}  "
-            f"{'measured':>10}  {'expected':<16}  condition",
+            f"{'measured':>10}  {'expected':<16}  {'kind':<10}  condition",
         ]
         for m in table:
             mark = f"  [{m.mark}]" if m.mark else ""
             out.append(
                 f"  {m.margin:7.3f}  {m.seed!s:>4}  {m.claim:<{width}}  "
                 f"{claims.fmt(m.measured):>10}  {m.expected:<16}  "
-                f"{m.condition}{mark}"
+                f"{m.kind:<10}  {m.condition}{mark}"
             )
     checked = controls(summary.rows)
     if checked:
