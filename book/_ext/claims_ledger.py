@@ -43,7 +43,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from claims_i18n import _  # the "claims" gettext domain (beside this file)
+from claims_i18n import (
+    _,
+    catalog_bytes,
+)  # the "claims" domain (beside this file)
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
@@ -770,10 +773,11 @@ def ledger_stamp(
     registry_text: str,
     latest: Mapping[str, Mapping[str, Any]],
     built: Iterable[str],
+    catalog: bytes = b"",
 ) -> str:
     """A digest of all the ledger pages show: the registry, the latest line of every id
-    (its ``time`` aside: re-running a lesson to the same result changes nothing) and the
-    set of pages in this build."""
+    (its ``time`` aside: re-running a lesson to the same result changes nothing), the
+    set of pages in this build and the edition's claims catalog."""
     shown = {
         cid: {k: v for k, v in rec.items() if k != "time"}
         for cid, rec in latest.items()
@@ -781,15 +785,7 @@ def ledger_stamp(
     blob = json.dumps(
         [registry_text, shown, sorted(built)], sort_keys=True, default=str
     )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def ledger_pages(env) -> list[str]:
-    """The pages that show the ledger (they carry a placeholder)."""
-    pages = (
-        d for d, meta in env.metadata.items() if meta.get("claims_ledger_page")
-    )
-    return sorted(d for d in pages if d in env.found_docs)
+    return hashlib.sha256(blob.encode("utf-8") + catalog).hexdigest()
 
 
 def _rewrite_on_ledger_change(app: Sphinx, env) -> list[str]:
@@ -797,11 +793,16 @@ def _rewrite_on_ledger_change(app: Sphinx, env) -> list[str]:
     that show the ledger are re-written (Sphinx writes the docnames this returns)."""
     latest = latest_records(claims.read_ledger(claims.ledger_path()))
     registry_text = claims.REGISTRY_PATH.read_text(encoding="utf-8")
-    stamp = ledger_stamp(registry_text, latest, env.found_docs)
+    stamp = ledger_stamp(
+        registry_text, latest, env.found_docs, catalog_bytes(app)
+    )
     if getattr(env, "claims_ledger_stamp", None) == stamp:
         return []
     env.claims_ledger_stamp = stamp
-    return ledger_pages(env)
+    pages = (
+        d for d, meta in env.metadata.items() if meta.get("claims_ledger_page")
+    )
+    return sorted(d for d in pages if d in env.found_docs)
 
 
 def _add_static(app: Sphinx) -> None:
