@@ -178,7 +178,8 @@ PAGES = {
     ".. essay-checked::\n\n.. toctree::\n\n   "
     f"{LESSON}\n   chapter\n",
     LESSON: "Lesson\n======\n\n.. verdict:: C0.1\n",
-    "chapter": "Chapter\n=======\n\n.. claims-table::\n   :chapter: 0\n",
+    "chapter": "Chapter\n=======\n\nAs :claim:`C0.1` shows.\n\n"
+    ".. claims-table::\n   :chapter: 0\n",
 }
 
 
@@ -239,6 +240,11 @@ def test_build_passes_and_shows_the_numbers(tmp_path, build):
     chapter = (tmp_path / "html" / "chapter.html").read_text()
     assert 'class="claims-short' in chapter and "1.5e-07" not in chapter
     assert 'href="index.html#claim-c0-1">Its numbers in the ledger' in chapter
+    # an id in prose ({claim}`C0.1`) links to its lesson too
+    assert (
+        f'As <a class="reference internal" href="{LESSON}.html">C0.1</a>'
+        in chapter
+    )
 
 
 @pytest.mark.slow

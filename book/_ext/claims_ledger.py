@@ -15,6 +15,8 @@ Directives
     A lesson's verdict box, from the same sources.
 ``{essay-summary}``
     The answer page's opening table: per verdict, the claims that reached it.
+``{claim}`C2.3``` (a role)
+    A claim's id in prose, linked to its lesson.
 ``{essay-checked}``
     The answer page: every claim in the essay's order, with the essay's key
     phrase, the claim in our words, the verdict, why (the registry's ``why``),
@@ -289,6 +291,22 @@ def _directive(kind: str, **spec: Any) -> type[SphinxDirective]:
             return [node]
 
     return Directive
+
+
+class claim_ref(nodes.Inline, nodes.TextElement):
+    """``{claim}`C2.3```: the id, linked to its lesson once all pages are read."""
+
+
+def claim_role(
+    name, rawtext, text, lineno, inliner, options=None, content=None
+):
+    """``{claim}`C2.3``` in prose: the claim's id, linked to its lesson."""
+    if text not in claims.registry():
+        msg = inliner.reporter.error(
+            f"claim: unknown claim id {text!r}", line=lineno
+        )
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    return [claim_ref(text, text, id=text)], []
 
 
 def verdict_badge_role(
@@ -737,9 +755,14 @@ def _essay_checked(page: Page) -> nodes.Node:
 
 def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(claims_placeholder))
-    if not placeholders:
+    refs = list(doctree.findall(claim_ref))
+    if not placeholders and not refs:
         return
     page = Page(app, docname)
+    for ref in refs:
+        ref.replace_self(
+            page.link(page.reg[ref["id"]].get("notebook"), ref["id"])
+        )
     for node in placeholders:
         kind = node["kind"]
         if kind == "summary":
@@ -814,6 +837,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("claims_i18n")  # beside this file: the claims domain
     app.setup_extension("terms")  # beside this file: the glossary's term list
     app.add_node(claims_placeholder)
+    app.add_node(claim_ref)
+    app.add_role("claim", claim_role)
     app.add_directive("claims-summary", _directive("summary"))
     table_options = {
         "chapter": directives.unchanged,
