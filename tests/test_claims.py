@@ -256,3 +256,12 @@ def test_setup_turns_on_deterministic_algorithms():
     torch.use_deterministic_algorithms(False)
     livingdict.setup(0)
     assert torch.are_deterministic_algorithms_enabled()
+
+
+@pytest.mark.parametrize("arg", ["controls", "positive_controls"])
+def test_controls_given_as_a_list_are_a_type_error_naming_the_argument(
+    ledger, arg
+):
+    bad = {**OK, arg: [True]}
+    with pytest.raises(TypeError, match=rf"C0.1: {arg} must be a mapping"):
+        claims.check("C0.1", True, **bad)

@@ -121,12 +121,12 @@ def check(
             )
     for arg, value in (
         ("controls", controls),
-        ("positive", positive_controls),
+        ("positive_controls", positive_controls),
     ):
         if value is not None and not isinstance(value, Mapping):
             raise TypeError(
-                f"{claim_id}: {arg} controls must be a mapping "
-                f"{{name: passed}}, got {type(value).__name__} {value!r}"
+                f"{claim_id}: {arg} must be a mapping {{name: passed}}, "
+                f"got {type(value).__name__} {value!r}"
             )
     measured = {_label(k, "measured"): v for k, v in measured.items()}
     expected = {_label(k, "expected"): v for k, v in expected.items()}
