@@ -24,6 +24,9 @@ export OMP_NUM_THREADS := 1
 # One ledger (_build/ledger.jsonl) and one SQLite jupyter-cache: `make -j` must not run
 # two targets at once (parallelism is inside the targets: JOBS kernels at a time).
 .NOTPARALLEL:
+# every figure a lesson shows is drawn in Japanese too (livingdict.figure_words),
+# for the Japanese edition: only in the book's executions, never a reader's
+export LIVINGDICT_FIGURES := ja
 
 # PyTorch's CPU-only wheels (Linux, macOS and Windows). On Linux a plain
 # `pip install torch==2.13.0` takes the CUDA build from PyPI, several GB of

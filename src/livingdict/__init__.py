@@ -91,8 +91,10 @@ def setup(seed: int | None = None) -> int:
     # cosine matrix: 22-43 ms on 2 threads, 4-5 ms on 1)
     ThreadpoolController().limit(limits=torch_threads(), user_api="blas")
     torch.use_deterministic_algorithms(True)
+    from .figure_words import enable
     from .plot import use_style
 
     use_style()
+    enable()  # the Japanese drawing of each figure, in the book's build
     _seed = seed
     return seed
