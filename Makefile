@@ -1,15 +1,19 @@
 # The Living Dictionary — every entry point of the project.
-#   make book   build the HTML book (executes the notebooks through jupyter-cache)
-#   make test   static checks, unit tests, every notebook under nbval, the strict book
-#               build and the browser test
-#   make unit   the fast unit tests (under a minute), while writing
-# Both create .venv and install the pinned dependencies first (once per lock change).
+#   make book       build the HTML book, both editions (installs only what a reader
+#                   needs: the book's tools and JupyterLab)
+#   make lab        open the lessons in JupyterLab
+#   make unit       the fast unit tests (under a minute), while writing
+#   make test       everything CI runs: static checks, every unit test, every lesson
+#                   under nbval, the strict book build, the browser test; prints the
+#                   time of each stage at the end
+# Each creates .venv and installs the pinned dependencies first (once per lock change).
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+READER := $(VENV)/.installed-reader
 STAMP  := $(VENV)/.installed
-SEEDS  ?= 0 1 2 3 4 5 6 7 8 9
+SEEDS  ?= 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19
 JOBS   ?= 2
 export PYTHONHASHSEED := 0
 # No MPLBACKEND here: a kernel started with MPLBACKEND=Agg draws nothing on the page
@@ -17,6 +21,9 @@ export PYTHONHASHSEED := 0
 unexport MPLBACKEND
 # one BLAS thread per process: tiny matrices gain nothing from more, and nbval runs two kernels
 export OMP_NUM_THREADS := 1
+# One ledger (_build/ledger.jsonl) and one SQLite jupyter-cache: `make -j` must not run
+# two targets at once (parallelism is inside the targets: JOBS kernels at a time).
+.NOTPARALLEL:
 # every figure a lesson shows is drawn in Japanese too (livingdict.figure_words),
 # for the Japanese edition: only in the book's executions, never a reader's
 export LIVINGDICT_FIGURES := ja
@@ -31,16 +38,23 @@ TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PIN   := $(shell grep -m1 '^torch==' constraints.txt)
 PIP         := $(BIN)/python -m pip install --disable-pip-version-check
 REACHABLE    = $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=10)" 2>/dev/null
+# `make test` appends "stage seconds" lines here and prints them at the end
+TIMES := _build/stage-times.txt
+TIMED  = @start=$$(date +%s); $(1) && \
+	mkdir -p _build && echo "$(2) $$(( $$(date +%s) - start ))" >> $(TIMES)
 
-.PHONY: install book test unit tests static notebooks execute conf build build-strict \
+.PHONY: install reader book test unit unit-all static notebooks execute conf build \
         gettext i18n-update i18n-current browser lab bench sweep lock clean
 
+# everything: the reader's install, then the tests' and the harness's tools
 install: $(STAMP)
+# what a reader needs to build the book and run the lessons
+reader: $(READER)
 
 # torch first, alone and without its dependencies, from the CPU index; then the
 # book and everything else (torch's dependencies too) from the default index,
 # pinned by the lock (2.13.0+cpu satisfies torch==2.13.0).
-$(STAMP): constraints.txt pyproject.toml
+$(READER): constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	if $(REACHABLE); then \
 	    $(PIP) --no-deps --index-url $(TORCH_INDEX) "$(TORCH_PIN)"; \
@@ -48,27 +62,43 @@ $(STAMP): constraints.txt pyproject.toml
 	    echo "$(TORCH_INDEX) cannot be reached: installing the plain pin $(TORCH_PIN)"; \
 	    $(PIP) -c constraints.txt "$(TORCH_PIN)"; \
 	fi > $(VENV)/pip.log 2>&1 || { tail -40 $(VENV)/pip.log; exit 1; }
+	$(PIP) -c constraints.txt -e ".[lab,book]" \
+	    >> $(VENV)/pip.log 2>&1 || { tail -40 $(VENV)/pip.log; exit 1; }
+	$(BIN)/python -c "import livingdict, torch, jupyter_book"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(READER)
+
+# the tests' tools (pytest, nbval) and the harness's (ruff, Playwright, zizmor,
+# repo2docker, psutil)
+$(STAMP): $(READER)
 	$(PIP) -c constraints.txt -e ".[lab,book,test,dev]" \
 	    >> $(VENV)/pip.log 2>&1 || { tail -40 $(VENV)/pip.log; exit 1; }
-	$(BIN)/python -c "import livingdict, torch, jupyter_book, nbval"
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	$(BIN)/python -c "import nbval, playwright"
 	touch $(STAMP)
 
 # Both editions from one source: execute every lesson missing from the
-# jupyter-cache (two at a time), build the English book (the site's root) and
+# jupyter-cache (JOBS at a time), build the English book (the site's root) and
 # the Japanese one (_build/html/ja) from the same executed notebooks.
 book: build
 	@echo "Book: $(CURDIR)/_build/html/index.html (日本語: _build/html/ja/index.html)"
 
-test: install static tests notebooks i18n-current build browser
-	@echo "make test: all passed"
+test:
+	@rm -f $(TIMES)
+	$(call TIMED,$(MAKE) --no-print-directory install,install)
+	$(call TIMED,$(MAKE) --no-print-directory static,static)
+	$(call TIMED,$(MAKE) --no-print-directory unit-all,unit)
+	$(call TIMED,$(MAKE) --no-print-directory notebooks,nbval)
+	$(call TIMED,$(MAKE) --no-print-directory i18n-current build,build)
+	$(call TIMED,$(MAKE) --no-print-directory browser BROWSER_NEEDS=,browser)
+	@echo "make test: all passed. Time per stage (seconds):"
+	@awk '{ printf "  %-8s %5d\n", $$1, $$2; t += $$2 } END { printf "  %-8s %5d\n", "total", t }' $(TIMES)
 
 # the fast inner loop while writing: no kernels, Sphinx, repo2docker or browsers
 unit: install
 	$(BIN)/python -m pytest -q -m "not slow" tests
 
 # every unit test, the slow ones too (make test)
-tests: install
+unit-all: install
 	$(BIN)/python -m pytest -q tests
 
 static: install
@@ -88,11 +118,11 @@ notebooks: install
 LEDGER := $(CURDIR)/_build/ledger.jsonl
 SPHINX := $(BIN)/sphinx-build -c _build/conf -n -W --keep-going -q
 
-execute: install
-	LIVINGDICT_LEDGER=$(LEDGER) $(BIN)/python -m tools.nbcache execute
+execute: reader
+	LIVINGDICT_LEDGER=$(LEDGER) $(BIN)/python -m tools.nbcache execute --jobs $(JOBS)
 
 # the Sphinx configuration jupyter-book would use, for sphinx-build -c
-conf: install
+conf: reader
 	$(BIN)/python -m tools.sphinx_conf
 
 # -n -W: a warning (a broken reference, a failed claim) fails the build. The
@@ -104,8 +134,6 @@ build: execute conf
 	@! grep -q "Executing notebook" _build/ja.log || \
 	    { echo "the Japanese build executed a notebook"; exit 1; }
 	rm -rf _build/html/ja && cp -r _build/ja/html _build/html/ja
-
-build-strict: build
 
 # --- translations: locale/ja/LC_MESSAGES/<page>.po (README, "Two editions") ---
 # extract every translatable message (the lessons must have run: the captions
@@ -124,10 +152,11 @@ i18n-current: gettext
 # The book just built, in headless Debian Chromium (tests/browser): console errors, figures,
 # verdicts, launch buttons, alt text, search, dark mode; screenshots in _build/screenshots.
 # Skips without /usr/bin/chromium unless LIVINGDICT_REQUIRE_TOOLS=1 (.ci/run sets it).
-browser: build
+BROWSER_NEEDS ?= build
+browser: $(BROWSER_NEEDS)
 	LIVINGDICT_BROWSER=1 LIVINGDICT_HTML=$(CURDIR)/_build/html $(BIN)/python -m pytest -q tests/browser
 
-lab: install
+lab: reader
 	$(BIN)/jupyter lab notebooks
 
 bench: install
@@ -147,4 +176,4 @@ lock:
 	@echo "wrote constraints.new: review, then move over constraints.txt"
 
 clean:
-	rm -rf _build .jupyter_cache .pytest_cache .ruff_cache
+	rm -rf _build .pytest_cache .ruff_cache

@@ -41,9 +41,11 @@ def rec(cid: str, passed: bool, measured: float = 1.0) -> dict:
     return {
         "id": cid,
         "passed": passed,
-        "measured": {"largest error": measured, "runs": 3},
-        "expected": {"largest error": "< 2"},
+        "measured": {"largest error": measured, "runs": 3, "rise": 0.5},
+        "expected": {"largest error": "< 2", "rise": "> 0.1"},
+        "kinds": {"largest error": "identity", "rise": "experiment"},
         "controls": {"shuffled values": False, "untrained network": False},
+        "positive_controls": {"a task where depth helps": False},
         "seed": 0,
     }
 
@@ -120,16 +122,31 @@ def test_summary_counts_verdicts_of_passed_checks_only():
     assert counts["holds with caveats"] == 0
 
 
-def test_quantities_read_as_measured_beside_needed():
+def test_quantities_read_as_measured_beside_needed_with_their_kind():
     r = rec("C0.1", True, measured=3.5762786865234375e-07)
     r["expected"]["runs"] = "== 3"
     assert ext.quantity_rows(r) == [
-        ("largest error", "3.58e-07", "< 2"),
-        ("runs", "3", "= 3"),
+        ("largest error", "3.58e-07", "< 2", "identity"),
+        ("rise", "0.5", "> 0.1", "experiment"),
+        ("runs", "3", "= 3", "unknown"),  # a kind not recorded
     ]
     del r["expected"]["runs"]
-    assert ext.quantity_rows(r)[1] == ("runs", "3", "—")
+    assert ext.quantity_rows(r)[2] == ("runs", "3", "—", "")
     assert ext.shown_expected("true") == "yes"
+
+
+def test_kinds_are_counted_and_read_apart():
+    r = rec("C0.1", True)
+    assert ext.kind_counts(r) == {"identity": 1, "experiment": 1}
+    assert (
+        ext.kinds_text(ext.kind_counts(r)) == "1 by experiment, 1 by algebra"
+    )
+    r["kinds"]["rise"] = "identity"
+    assert ext.kinds_text(ext.kind_counts(r)) == "by algebra only (2)"
+    # an old-style record: kinds from its conditions, else unknown
+    del r["kinds"]
+    r["conditions"] = [{"name": "rise", "kind": "experiment"}]
+    assert ext.kind_counts(r) == {"unknown": 1, "experiment": 1}
 
 
 def test_controls_read_as_failed_or_not():
@@ -139,14 +156,30 @@ def test_controls_read_as_failed_or_not():
         ("shuffled values", True),
         ("untrained network", False),
     ]
+    assert ext.control_lines(r, "positive_controls") == [
+        ("a task where depth helps", True)
+    ]
+    assert ext.control_lines({"id": "C0.1"}, "positive_controls") == []
+
+
+def test_anchors_are_stable_slugs():
+    assert (
+        ext.anchor("C2.1") == "claim-c2-1" and ext.anchor("B1") == "claim-b1"
+    )
+    assert ext.slug("conclusion holds, reason does not") == (
+        "conclusion-holds-reason-does-not"
+    )
 
 
 # ------------------------------------------------------------- real builds under -W
 PAGES = {
     "index": "Ledger\n======\n\n.. claims-summary::\n\n.. claims-table::\n"
-    "   :chapter: 0\n\n.. essay-checked::\n\n.. toctree::\n\n   "
-    f"{LESSON}\n",
+    "   :chapter: 0\n   :numbers:\n\n.. essay-summary::\n\n"
+    ".. essay-checked::\n\n.. toctree::\n\n   "
+    f"{LESSON}\n   chapter\n",
     LESSON: "Lesson\n======\n\n.. verdict:: C0.1\n",
+    "chapter": "Chapter\n=======\n\nAs :claim:`C0.1` shows.\n\n"
+    ".. claims-table::\n   :chapter: 0\n",
 }
 
 
@@ -169,18 +202,71 @@ def test_build_passes_and_shows_the_numbers(tmp_path, build):
     assert result.returncode == 0, result.stderr
     html = (tmp_path / "html" / "index.html").read_text()
     assert "✓ passed" in html and "claim-verdict-holds" in html
-    assert "largest error: 1.5e-07 (needed &lt; 2)" in html
+    # the ledger: each condition beside what it needed and its kind, by row
+    assert "largest error: 1.5e-07 (needed &lt; 2, by algebra)" in html
+    assert "rise: 0.5 (needed &gt; 0.1, by experiment)" in html
+    assert "conditions: 1 by experiment, 1 by algebra" in html
     assert "controls: 2 of 2 failed, as they must" in html
-    # the answer page: the essay's phrase, the verdict, why, the lesson
+    assert "positive controls: 1 of 1 failed, as they must" in html
+    assert 'id="claim-c0-1"' in html
+    assert "Their conditions: 1 by experiment, 1 by algebra" in html
+    # the answer page: the essay's phrase, the verdict, why, the lesson, the kinds
     assert (
         "「同一のモノである」" in html and "identity of linear algebra" in html
     )
-    assert f'href="{LESSON}.html"' in html
+    assert (
+        "(Checked: 1 by experiment, 1 by algebra; 1 positive controls.)"
+        in html
+    )
+    assert 'class="essay-summary' in html
+    # every claim id links to its lesson
+    assert (
+        f'<a class="reference internal" href="{LESSON}.html">C0.1</a>' in html
+    )
     lesson = (tmp_path / "html" / (LESSON + ".html")).read_text()
-    assert 'class="verdict tip admonition"' in lesson and "seed 0" in lesson
-    assert "What would have failed" in lesson
-    assert "untrained network — <strong>failed the test ✓" in lesson
+    assert "verdict-holds" in lesson and "seed 0" in lesson
+    assert (
+        "<strong>Conditions: </strong>1 by experiment, 1 by algebra." in lesson
+    )
+    assert "What would have failed" in lesson and "Positive controls" in lesson
+    assert (
+        "untrained network — must fail: <strong>failed, as it should" in lesson
+    )
+    assert "failed the test" not in lesson
     assert "<p>1.5e-07</p>" in lesson and "<p>&lt; 2</p>" in lesson
+    assert "<p>by algebra</p>" in lesson
+    assert 'index.html#claim-c0-1">C0.1</a>' in lesson
+    # a chapter page: a short list, no numbers, a link to the ledger's row
+    chapter = (tmp_path / "html" / "chapter.html").read_text()
+    assert 'class="claims-short' in chapter and "1.5e-07" not in chapter
+    assert 'href="index.html#claim-c0-1">Its numbers in the ledger' in chapter
+    # an id in prose ({claim}`C0.1`) links to its lesson too
+    assert (
+        f'As <a class="reference internal" href="{LESSON}.html">C0.1</a>'
+        in chapter
+    )
+
+
+@pytest.mark.slow
+def test_a_check_of_identities_only_says_so(tmp_path, build):
+    r = rec("C0.1", True)
+    r["kinds"]["rise"] = "identity"
+    assert build([r]).returncode == 0
+    lesson = (tmp_path / "html" / (LESSON + ".html")).read_text()
+    assert (
+        "verdict-identities-only" in lesson and "by algebra only (2)" in lesson
+    )
+
+
+@pytest.mark.slow
+def test_an_old_record_without_kinds_renders(tmp_path, build):
+    r = rec("C0.1", True)
+    del r["kinds"], r["positive_controls"]
+    assert build([r]).returncode == 0
+    lesson = (tmp_path / "html" / (LESSON + ".html")).read_text()
+    assert (
+        "2 of unrecorded kind" in lesson and "Positive controls" not in lesson
+    )
 
 
 @pytest.mark.slow

@@ -11,7 +11,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 import claims_i18n  # noqa: E402
-import i18n_fixes  # noqa: E402
 import lang_switch  # noqa: E402
 
 from livingdict import claims  # noqa: E402
@@ -157,23 +156,3 @@ def test_the_term_list_refuses_gaps_and_doubles(tmp_path):
     )
     with pytest.raises(ValueError, match="listed twice"):
         terms.load_terms(path)
-
-
-@pytest.mark.parametrize(
-    "language, shown",
-    [
-        ("ja", "コードを表示"),
-        ("en", "Show code cell {type}"),
-        (None, "Show code cell {type}"),
-    ],
-)
-def test_fold_buttons_speak_the_edition_s_language(language, shown):
-    from types import SimpleNamespace
-
-    config = SimpleNamespace(
-        language=language,
-        nb_code_prompt_show="Show code cell {type}",
-        nb_code_prompt_hide="Hide code cell {type}",
-    )
-    i18n_fixes.translate_code_prompts(None, config)
-    assert config.nb_code_prompt_show == shown

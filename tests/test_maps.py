@@ -7,31 +7,23 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from livingdict import maps
 
 
-def random_map(n, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    return torch.softmax(
-        torch.randn(n, n, generator=g, dtype=torch.float64), -1
-    )
-
-
-@settings(max_examples=30, deadline=None)
-@given(n=st.integers(1, 8), depth=st.integers(1, 5), seed=st.integers(0, 1000))
-def test_compose_is_row_stochastic_product(n, depth, seed):
-    ms = [random_map(n, seed + i) for i in range(depth)]
-    p = maps.compose(ms)
-    torch.testing.assert_close(p.sum(-1), torch.ones(n, dtype=torch.float64))
-    assert (p >= 0).all()
-    x = torch.randn(n, 3, dtype=torch.float64)
-    y = x
-    for m in ms:
-        y = m @ y
-    torch.testing.assert_close(p @ x, y)
+def test_compose_applies_the_first_layer_first():
+    """Known products, not the implementation's loop: layer 1 reads the next
+    position, layer 2 makes every position read position 0; the stack reads
+    what position 0 read in layer 1 (position 1). The other order would read
+    position 0."""
+    shift = torch.roll(torch.eye(4, dtype=torch.float64), 1, dims=1)
+    to_first = torch.zeros(4, 4, dtype=torch.float64)
+    to_first[:, 0] = 1
+    expected = torch.zeros(4, 4, dtype=torch.float64)
+    expected[:, 1] = 1
+    torch.testing.assert_close(maps.compose([shift, to_first]), expected)
+    two = torch.roll(torch.eye(4, dtype=torch.float64), 2, dims=1)
+    torch.testing.assert_close(maps.compose([shift, shift]), two)
 
 
 def test_draw_graph_draws_an_arrow_per_heavy_weight_and_a_ring_per_self_loop():

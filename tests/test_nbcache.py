@@ -102,3 +102,28 @@ def test_execute_runs_only_what_the_cache_lacks(tmp_path, capsys):
     assert merged.cells[1].outputs[0]["text"] == "42\n"
     assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 1
     assert "1 of 2 lessons to execute" in capsys.readouterr().out
+
+
+def test_a_deleted_ledger_sends_the_lessons_back_to_execution(
+    tmp_path, monkeypatch
+):
+    """Cached lessons never write their ledger lines again: after the ledger
+    is deleted, ``execute`` must run them (make book then recovers)."""
+    import json
+
+    from livingdict import claims
+    from tools import nbcache
+
+    root = Path(nbcache.ROOT)
+    ledger = tmp_path / "ledger.jsonl"
+    monkeypatch.setenv("LIVINGDICT_LEDGER", str(ledger))
+    registered = {
+        (root / f"{e['notebook']}.ipynb").resolve()
+        for e in claims.registry().values()
+        if e.get("notebook")
+    }
+    assert nbcache.unrecorded(root) == registered  # no ledger at all
+    ledger.write_text(
+        "".join(json.dumps({"id": cid}) + "\n" for cid in claims.registry())
+    )
+    assert nbcache.unrecorded(root) == set()

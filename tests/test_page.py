@@ -46,3 +46,9 @@ def test_glue_writes_what_myst_nb_writes(monkeypatch):
     assert shown[0] == shown[1]
     assert page.GLUE_PREFIX == myst_glue.GLUE_PREFIX
     assert isinstance(page.glue("t_y", np.float32(1.0)), float)
+
+
+@pytest.mark.parametrize("name", ["", "two words", 3, None])
+def test_glue_refuses_a_name_the_prose_cannot_quote(name):
+    with pytest.raises(ValueError, match="glue: the name"):
+        page.glue(name, 1.0)

@@ -46,13 +46,6 @@ def test_filter_grid_draws_each_filter_on_one_symmetric_scale():
         plot.filter_grid(f, (2, 3))
 
 
-def test_figures_fit_the_text_column():
-    fig, _ = plt.subplots()
-    assert fig.get_size_inches()[0] == plot.WIDTH
-    grid = plot.filter_grid(np.ones((16, 4)), (2, 2), ncols=8)
-    assert grid.get_size_inches()[0] == plot.WIDTH
-
-
 def test_grid_scores_evaluates_the_square():
     xx, yy, z = plot.grid_scores(lambda p: p[:, 0] + p[:, 1], lim=1, steps=5)
     assert xx.shape == yy.shape == z.shape == (5, 5)
@@ -62,23 +55,28 @@ def test_grid_scores_evaluates_the_square():
         plot.grid_scores(lambda p: p[1:, 0], lim=1, steps=5)
 
 
-def test_the_style_uses_no_text_below_the_minimum():
-    import matplotlib as mpl
-    from matplotlib.font_manager import font_scalings
+def test_the_figures_lessons_draw_fit_the_column_with_readable_text():
+    """Draw the package's figures under the book's style, then read every text
+    artist's size and the figure's width (a helper that set a 7-pt label, or
+    a style file with a smaller default, fails here)."""
+    from matplotlib.text import Text
 
-    keys = [
-        "font.size",
-        "axes.titlesize",
-        "axes.labelsize",
-        "xtick.labelsize",
-        "ytick.labelsize",
-        "legend.fontsize",
-        "figure.titlesize",
-    ]
-    base = mpl.rcParams["font.size"]
-    for key in keys:
-        value = mpl.rcParams[key]
-        points = (
-            base * font_scalings[value] if isinstance(value, str) else value
-        )
-        assert points >= plot.MIN_POINTS, (key, value)
+    livingdict.setup(0)
+    heat, ax = plt.subplots()
+    plot.heatmap(ax, np.arange(12.0).reshape(3, 4) - 5, title="t", xlabel="x")
+    ax.legend(ax.plot([0, 1], label="a line"), ["a line"])
+    grid = plot.filter_grid(np.ones((16, 4)), (2, 2), ncols=8)
+    for fig in (heat, grid):
+        fig.canvas.draw()
+        assert fig.get_size_inches()[0] == pytest.approx(plot.WIDTH)
+        texts = [t for t in fig.findobj(Text) if t.get_text().strip()]
+        assert texts or fig is grid
+        small = [
+            (t.get_text(), t.get_fontsize())
+            for t in texts
+            if t.get_fontsize() < plot.MIN_POINTS
+        ]
+        assert not small
+    assert [
+        c.lower() for c in plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    ] == [c.lower() for c in plot.PALETTE]

@@ -246,16 +246,3 @@ def test_main_with_no_notebooks_fails(tmp_path):
     assert (
         bench.main([], runner=runner, run_floor=run_floor, root=tmp_path) == 1
     )
-
-
-def test_floor_notebook_only_imports():
-    nb = bench.floor_notebook()
-    (cell,) = nb.cells
-    lines = [ln for ln in cell.source.splitlines() if ln]
-    assert all(ln.startswith("import ") for ln in lines)
-    assert {ln.split()[1].split(".")[0] for ln in lines} == {
-        "livingdict",
-        "torch",
-        "numpy",
-        "matplotlib",
-    }

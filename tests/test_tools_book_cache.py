@@ -16,7 +16,7 @@ import pytest
 
 LESSON = "notebooks/00_introduction/01_three_guises"
 PAGES = {
-    "index": "Ledger\n======\n\n.. claims-table::\n   :chapter: 0\n\n"
+    "index": "Ledger\n======\n\n.. claims-table::\n   :chapter: 0\n   :numbers:\n\n"
     ".. toctree::\n\n   " + LESSON + "\n   other\n",
     LESSON: "Lesson\n======\n\n.. verdict:: C0.1\n",
     "other": "Other\n=====\n\nNo ledger here.\n",
@@ -80,3 +80,23 @@ def test_warm_build_redoes_nothing_and_a_ledger_change_rewrites(
         assert "9.25e-06" in book.html(page), page
 
     assert build() == ([], [])  # and the next build is warm again
+
+
+def test_a_changed_japanese_catalog_changes_the_stamp(tmp_path):
+    """A translation edit changes no document: the stamp must see it, so the
+    Japanese pages that show claims are re-written."""
+    from types import SimpleNamespace
+
+    import claims_i18n
+
+    po = tmp_path / "locale" / "ja" / "LC_MESSAGES" / "claims.po"
+    po.parent.mkdir(parents=True)
+    po.write_text('msgid "holds"\nmsgstr "成り立つ"\n')
+    config = SimpleNamespace(language="ja", locale_dirs=["locale"])
+    app = SimpleNamespace(config=config, srcdir=str(tmp_path))
+    before = ext.ledger_stamp("reg", {}, ["a"], claims_i18n.catalog_bytes(app))
+    po.write_text('msgid "holds"\nmsgstr "成立する"\n')
+    after = ext.ledger_stamp("reg", {}, ["a"], claims_i18n.catalog_bytes(app))
+    assert before != after
+    config.language = "en"
+    assert claims_i18n.catalog_bytes(app) == b""

@@ -222,6 +222,43 @@ def test_registry_entry_consistency(
     assert message in errors(lesson_tree)
 
 
+@pytest.mark.parametrize(
+    ("form", "extra", "message"),
+    [
+        ("because", {"x": "it works"}, "C0.1: form 'because' needs x:"),
+        ("maybe", {}, "C0.1: form 'maybe' is not one of claim, because"),
+        ("no difference", {}, "C0.1: claims that something makes no "
+                              "difference, but its check passes no "
+                              "positive_controls="),
+    ],
+)  # fmt: skip
+def test_registry_form_is_checked(
+    lesson_tree, write_registry, registry_entry, form, extra, message
+):
+    entry = {**registry_entry("C0.1", NB), "form": form, **extra}
+    write_registry(lesson_tree, [entry])
+    (error,) = errors(lesson_tree)
+    assert error.startswith(message)
+
+
+def test_a_no_difference_claim_with_positive_controls_passes(
+    lesson_tree, write_registry, registry_entry, edit_nb
+):
+    def positive(nb):
+        nb["cells"][5]["source"] = nb["cells"][5]["source"].replace(
+            "    controls=",
+            '    positive_controls={"deep task": False},\n    controls=',
+        )
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", positive)
+    entry = {**registry_entry("C0.1", NB), "form": "no difference"}
+    write_registry(lesson_tree, [entry])
+    assert errors(lesson_tree) == []
+    entry.update(form="because", x="it works", y="it is linear")
+    write_registry(lesson_tree, [entry])
+    assert errors(lesson_tree) == []
+
+
 def test_duplicate_registry_id_fails(
     lesson_tree, write_registry, registry_entry
 ):

@@ -266,9 +266,9 @@ def test_a_claim_without_controls_is_flagged():
 
 # ----------------------------------------------------------- the command
 def test_parse_separates_seeds_from_paths():
-    args = sweep.parse([])  # as make sweep: seeds 0-9, two kernels at once
+    args = sweep.parse([])  # as make sweep: seeds 0-19, two kernels at once
     assert (args.seeds, args.targets, args.ledger, args.jobs) == (
-        list(range(10)),
+        list(range(20)),
         [],
         None,
         2,
@@ -363,3 +363,13 @@ def test_end_to_end_a_claim_that_fails_for_one_seed(
         (0, True, nb_name),
         (3, False, nb_name),
     ]
+
+
+def test_a_positive_control_that_passes_for_a_seed_fails_the_sweep():
+    lines = all_lines()
+    for rec in lines:
+        rec["positive_controls"] = {"a task where depth helps": False}
+    lines[-1]["positive_controls"]["a task where depth helps"] = True
+    s = sweep.aggregate(REGISTRY, lines, runs_for(), SEEDS)
+    bad = [c for c in sweep.controls(s.rows) if not c.ok]
+    assert bad and "positive: a task where depth helps" in bad[0].passed_for

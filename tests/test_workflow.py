@@ -160,11 +160,24 @@ def test_main_publishes_the_tested_book_to_pages():
     assert any("deploy-pages" in s.get("uses", "") for s in publish["steps"])
 
 
-def test_weekly_job_tests_the_newest_allowed_versions():
+def test_weekly_job_tests_the_newest_allowed_versions(tmp_path):
+    """Run the weekly job's lock step with a stand-in ``make lock`` (it
+    writes constraints.new): the lock it resolves must be in place when
+    the next step, .ci/run, starts."""
     job = _workflow()["jobs"]["newest-versions"]
     assert job["if"] == "github.event_name == 'schedule'"
-    runs = _runs(job)
-    assert runs.index("make lock") < runs.index(
-        "mv constraints.new constraints.txt"
+    steps = [step.get("run", "") for step in job["steps"]]
+    lock = next(i for i, run in enumerate(steps) if "make lock" in run)
+    assert steps[lock + 1].strip() == "bash .ci/run"
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "make").write_text(
+        '#!/bin/sh\n[ "$1" = lock ] && echo "torch==9.9" > constraints.new\n'
     )
-    assert runs.index("mv constraints.new") < runs.index("bash .ci/run")
+    (fake / "make").chmod(0o755)
+    (tmp_path / "constraints.txt").write_text("torch==2.13.0\n")
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"}
+    subprocess.run(
+        ["bash", "-e", "-c", steps[lock]], cwd=tmp_path, env=env, check=True
+    )
+    assert (tmp_path / "constraints.txt").read_text() == "torch==9.9\n"

@@ -127,39 +127,33 @@ def table(
     floor: Run, runs: Sequence[Run], budgets: Budgets = Budgets()
 ) -> str:
     """The printed report: one row per notebook, ``✗`` and the reason on every violation."""
+    from tabulate import tabulate
+
     bad = violations(floor, runs, budgets)
-    width = max([len(FLOOR_NAME), *(len(r.path) for r in runs)]) + 2
-
-    def ratio(wall: float, n: int = 1) -> str:
-        return (
-            f"{wall / (n * floor.wall_s):12.2f}"
-            if floor.wall_s > 0 and n
-            else f"{'—':>12}"
-        )
-
-    def row(
-        name: str, key: str, wall: float, peak: float | None, n: int = 1
-    ) -> str:
-        mark = "✗" if key in bad else "✓"
-        peak_s = f"{peak:9.0f}" if peak is not None else " " * 9
-        line = f"{mark} {name:<{width}}{wall:8.2f}{peak_s}{ratio(wall, n)}"
-        return line + ("   " + "; ".join(bad[key]) if key in bad else "")
-
-    lines = [
-        f"  {'notebook':<{width}}{'wall s':>8}{'peak MB':>9}{'wall÷floor':>12}"
-    ]
-    lines.append(row(FLOOR_NAME, "floor", floor.wall_s, floor.peak_rss_mb))
-    lines += [row(r.path, r.path, r.wall_s, r.peak_rss_mb) for r in runs]
     allowance = budgets.suite_wall_s(floor.wall_s, len(runs))
     suite = f"suite ({len(runs)} notebooks, budget {allowance:.1f} s)"
-    lines.append(
-        row(suite, "suite", suite_wall(runs), None, len(runs))
-    )  # ratio: per notebook
-    lines.append(
-        f"budgets: ≤ {budgets.wall_s:g} s and ≤ {budgets.rss_mb:g} MB per notebook; "
-        f"suite ≤ {budgets.suite_factor:g} × n × floor (its wall÷floor is per notebook)"
+    rows = [(FLOOR_NAME, "floor", floor.wall_s, floor.peak_rss_mb, 1)]
+    rows += [(r.path, r.path, r.wall_s, r.peak_rss_mb, 1) for r in runs]
+    rows.append((suite, "suite", suite_wall(runs), None, len(runs)))
+    body = [  # the suite's wall÷floor is per notebook
+        (
+            "✗" if key in bad else "✓",
+            name,
+            wall,
+            peak,
+            wall / (n * floor.wall_s) if floor.wall_s > 0 and n else None,
+            "; ".join(bad.get(key, [])),
+        )
+        for name, key, wall, peak, n in rows
+    ]
+    head = ["", "notebook", "wall s", "peak MB", "wall÷floor", ""]
+    fmt = ("", "", ".2f", ".0f", ".2f", "")
+    text = tabulate(body, head, "plain", floatfmt=fmt, missingval="—")
+    return (
+        f"{text}\nbudgets: ≤ {budgets.wall_s:g} s and ≤ {budgets.rss_mb:g} MB "
+        f"per notebook; suite ≤ {budgets.suite_factor:g} × n × floor (its "
+        "wall÷floor is per notebook)"
     )
-    return "\n".join(lines)
 
 
 def _run_floor(env: dict[str, str]) -> Run:

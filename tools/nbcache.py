@@ -20,15 +20,17 @@ With ``--nbcache`` the plugin makes nbval store history as a reader's Jupyter
 does, so the outputs kept for the book are the ones a reader sees.
 
 ``python -m tools.nbcache execute`` is ``make book``'s first step: it
-executes every lesson that has no match in the cache, two at a time
-(jupyter-cache's parallel executor), so that the book build itself executes
-nothing. A lesson that fails there stops ``make book`` with its traceback.
+executes every lesson that has no match in the cache, ``--jobs`` at a time
+(``make JOBS=``; jupyter-cache's own parallel executor would start one kernel
+per CPU), so that the book build itself executes nothing. A lesson whose
+claims have no line in the ledger (``_build/ledger.jsonl`` deleted) is run
+again even if cached, so the build recovers by itself. A lesson that fails
+there stops ``make book`` with its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 import time
 from collections import defaultdict
@@ -129,11 +131,32 @@ def store(cache_dir: Path, path: Path, nb: Any, seconds: float) -> None:
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def execute(root: Path, cache_dir: Path, timeout: int = 600) -> int:
-    """Execute, in parallel, every lesson with no match in ``cache_dir``;
-    return the number that failed (their tracebacks are printed)."""
+def unrecorded(root: Path) -> set[Path]:
+    """The lessons whose registered claims have no line in the ledger (it was
+    deleted or reset): their cached copies would never write one again."""
+    from livingdict import claims
+
+    recorded = {r["id"] for r in claims.read_ledger()}
+    return {
+        (root / f"{e['notebook']}.ipynb").resolve()
+        for cid, e in claims.registry().items()
+        if e.get("notebook") and cid not in recorded
+    }
+
+
+def execute(
+    root: Path, cache_dir: Path, timeout: int = 600, jobs: int = 2
+) -> int:
+    """Execute, ``jobs`` at a time, every lesson with no match in
+    ``cache_dir`` or whose claims the ledger lacks; return the number that
+    failed (their tracebacks are printed)."""
+    import multiprocessing
+
     from jupyter_cache import get_cache
-    from jupyter_cache.executors import load_executor
+    from jupyter_cache.executors.basic import (
+        ExecutionWorkerLocalMProc,
+        ProcessData,
+    )
 
     from livingdict.claims import notebooks
 
@@ -143,18 +166,21 @@ def execute(root: Path, cache_dir: Path, timeout: int = 600) -> int:
     for path in paths:
         if str(path) not in known:
             cache.add_nb_to_project(str(path))
+    stale = unrecorded(root) & {p.resolve() for p in paths}
+    for path in sorted(stale):
+        if (record := cache.get_cached_project_nb(str(path))) is not None:
+            cache.remove_cache(record.pk)  # so it runs and writes its line
     todo = cache.list_unexecuted([str(p) for p in paths])
     print(
         f"nbcache: {len(todo)} of {len(paths)} lessons to execute", flush=True
     )
     if not todo:
         return 0
-    logger = logging.getLogger("nbcache")
-    executor = load_executor("local-parallel", cache=cache, logger=logger)
-    result = executor.run_and_cache(
-        filter_uris=[r.uri for r in todo], timeout=timeout
-    )
-    failed = [*result.excepted, *result.errored]
+    # jupyter-cache's local-parallel executor starts one kernel per CPU
+    work = [ProcessData(r.pk, r.uri, cache, timeout, False) for r in todo]
+    with multiprocessing.Pool(max(1, min(jobs, len(work)))) as pool:
+        codes = pool.map(ExecutionWorkerLocalMProc(), work)
+    failed = [uri for code, uri in codes if code != 0]
     for uri in failed:
         record = cache.get_project_record(uri)
         print(f"nbcache: {uri} failed:\n{record.traceback}", file=sys.stderr)
@@ -168,8 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         "--cache", type=Path, default=ROOT / "_build" / ".jupyter_cache"
     )
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--jobs", type=int, default=2, help="kernels at a time")
     args = ap.parse_args(argv)
-    return 1 if execute(ROOT, args.cache, args.timeout) else 0
+    return 1 if execute(ROOT, args.cache, args.timeout, args.jobs) else 0
 
 
 if __name__ == "__main__":

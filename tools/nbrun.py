@@ -1,33 +1,32 @@
 """Run a notebook the way a reader's Jupyter does, and measure what it costs.
 
-``execute(nb, cwd=..., env=...)`` starts a fresh kernel (the notebook's kernelspec) in
-the notebook's folder, runs every code cell top to bottom with nbclient and returns a
-:class:`Run`: the wall time from the kernel's launch to the end of the last cell, and
-the peak resident memory (RSS) of the kernel process with its children. A thread polls
-``psutil`` every ``POLL_S`` seconds for ``rss(kernel) + Σ rss(children)``; on Linux the
-kernel's own high-water mark (``VmHWM`` in ``/proc/<pid>/status``) is read before the
-kernel shuts down, so a spike between two polls (or during the kernel's start, before
-its pid is known) still counts. The peak is the larger of the two.
+``execute(nb, name=..., cwd=..., env=...)`` runs every code cell top to bottom with
+nbclient in a fresh kernel (the notebook's kernelspec) started in ``cwd``, inside a
+child Python process of its own, and returns a :class:`Run`: the wall time from the
+kernel's launch to the end of the last cell, each code cell's time (nbclient's
+``record_timing``), and the kernel's peak resident memory (its ``ru_maxrss``, read by
+the child that waited for it: a spike between two cells counts).
 
-The kernel's environment is the caller's minus ``MPLBACKEND`` (the Makefile exports
-``Agg`` for scripts; a reader's kernel uses the inline backend, which renders every
-figure to PNG, and that work belongs in the measurement) plus ``env``.
+The kernel's environment is the caller's minus ``MPLBACKEND`` (a kernel started with
+``MPLBACKEND=Agg`` draws nothing on the page; the Makefile unexports it, and this
+guards any other caller) plus ``env``.
 
 ``run_jobs(jobs, root, ledger, parallel=N)`` is the skeleton ``tools.bench`` (serial:
-it measures time) and ``tools.sweep`` (two kernels at once) share: it runs a list of
-(notebook, seed, env) jobs, each kernel with its seed, its name and a ledger of its
+it measures time) and ``tools.sweep`` (``JOBS`` kernels at once) share: it runs a list
+of (notebook, seed, env) jobs, each kernel with its seed, its name and a ledger of its
 own, and joins the ledgers in the jobs' order. ``find_notebooks`` selects the lessons
 (``livingdict.claims.notebooks``) by file or folder.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
+import json
 import os
+import resource
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -35,19 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-import psutil
-
-from livingdict import claims
-
-if TYPE_CHECKING:  # imported when a kernel runs: nbformat costs ~2 s of CPU
+if TYPE_CHECKING:  # imported where a kernel runs: nbformat costs ~2 s of CPU
     import nbformat
-    from nbclient import NotebookClient
 
-MB = 1024 * 1024
-POLL_S = 0.02
+ROOT = Path(__file__).resolve().parents[1]
 CELL_TIMEOUT_S = 600
 #: Variables a reader's kernel does not have; dropped from the kernel's environment.
 DROPPED_ENV = ("MPLBACKEND",)
+#: ru_maxrss is in KiB on Linux, in bytes on macOS
+RU_MAXRSS_MB = 1 / 1024 if sys.platform != "darwin" else 1 / 1024**2
 
 
 @dataclass(frozen=True)
@@ -74,6 +69,8 @@ def find_notebooks(
     or those of them under the given folders, plus the given notebook files.
     Raises ``ValueError`` for a target that is neither a notebook nor a folder
     holding a lesson."""
+    from livingdict import claims  # not at import: the child needs no torch
+
     root = Path(root).resolve()
     lessons = [p.resolve() for p in claims.notebooks(root)]
     if not targets:
@@ -111,115 +108,64 @@ def kernel_env(
     return env
 
 
-def _hwm_mb(pid: int) -> float:
-    """The process's peak RSS so far (Linux ``VmHWM``), 0 where unavailable."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024 / MB
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0.0
+def _seconds(cell) -> float:
+    """A cell's time from nbclient's ``record_timing`` metadata."""
+    from datetime import datetime
 
-
-def tree_rss_mb(pid: int) -> float:
-    """Current RSS of process ``pid`` plus all its descendants, in MB (0 if gone)."""
-    try:
-        proc = psutil.Process(pid)
-        procs = [proc, *proc.children(recursive=True)]
-    except psutil.Error:
+    t = cell.metadata.get("execution", {})
+    busy, reply = t.get("iopub.status.busy"), t.get("shell.execute_reply")
+    if not (busy and reply):
         return 0.0
-    total = 0
-    for p in procs:
-        try:
-            total += p.memory_info().rss
-        except psutil.Error:
-            pass
-    return total / MB
+    parse = datetime.fromisoformat
+    return round((parse(reply) - parse(busy)).total_seconds(), 3)
 
 
-class PeakRss(threading.Thread):
-    """Polls ``tree_rss_mb(pid)`` until ``stop()``, which returns the peak in MB."""
-
-    def __init__(self, pid: int, interval: float | None = None) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.interval = pid, POLL_S if interval is None else interval
-        self.peak = 0.0
-        self.samples = 0
-        self._halt = threading.Event()
-
-    def run(self) -> None:
-        while True:
-            self.peak = max(self.peak, tree_rss_mb(self.pid))
-            self.samples += 1
-            if self._halt.wait(self.interval):
-                return
-
-    def stop(self) -> float:
-        self._halt.set()
-        self.join()
-        return self.peak
-
-
-def _describe(err: BaseException) -> str:
+def _child(src: str, cwd: str, out: str, timeout: str) -> None:
+    """In the child process: execute ``src`` in ``cwd``, write it back to
+    ``src`` with its outputs and the run's numbers to ``out`` (JSON)."""
+    import nbformat
+    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    if isinstance(err, CellExecutionError):
-        return f"{err.ename}: {err.evalue}"
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[-1] if text else ''}"
-
-
-async def _execute(
-    client: NotebookClient, env: dict[str, str], stderr, cells: list
-) -> tuple[float, float, str]:
-    """Run all cells, appending each code cell's timing to ``cells``; return (wall
-    seconds, peak MB, error text or '')."""
-    t0 = time.perf_counter()
-    wall, peak, error = 0.0, 0.0, ""
-    monitor: PeakRss | None = None
+    nb = nbformat.read(src, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=int(timeout),
+        kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
+        resources={"metadata": {"path": cwd}},
+        record_timing=True,
+    )
+    error, t0 = None, time.perf_counter()
     try:
-        async with client.async_setup_kernel(env=env, stderr=stderr):
-            pid = client.km.provisioner.process.pid
-            monitor = PeakRss(pid)
-            monitor.start()
-            try:
-                for index, cell in enumerate(client.nb.cells):
-                    c0 = time.perf_counter()
-                    await client.async_execute_cell(
-                        cell,
-                        index,
-                        execution_count=client.code_cells_executed + 1,
-                    )
-                    if cell.cell_type == "code":
-                        head = next(
-                            (
-                                ln
-                                for ln in cell.source.splitlines()
-                                if ln.strip()
-                            ),
-                            "",
-                        )
-                        cells.append(
-                            (
-                                index,
-                                round(time.perf_counter() - c0, 3),
-                                head[:60],
-                            )
-                        )
-            except (
-                Exception
-            ) as err:  # the notebook failed: report it, keep the numbers
-                error = f"cell {index}: {_describe(err)}"
-            wall = time.perf_counter() - t0
-            peak = max(monitor.stop(), _hwm_mb(pid))
-    except Exception as err:  # the kernel did not start or died
-        wall = wall or time.perf_counter() - t0
-        if monitor is not None and monitor.is_alive():
-            peak = monitor.stop()
-        error = error or _describe(err)
-    return wall, peak, error
+        client.execute()
+    except CellExecutionError as err:
+        index = next(
+            i
+            for i, c in enumerate(nb.cells)
+            if any(
+                o.get("output_type") == "error" for o in c.get("outputs", [])
+            )
+        )
+        error = f"cell {index}: {err.ename}: {err.evalue}"
+    except Exception as err:  # the kernel did not start, died or timed out
+        lines = str(err).strip().splitlines()
+        error = f"{type(err).__name__}: {lines[-1] if lines else ''}"
+    wall = time.perf_counter() - t0
+    cells = [
+        (
+            i,
+            _seconds(c),
+            next((ln for ln in c.source.splitlines() if ln.strip()), "")[:60],
+        )
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and "execution" in c.metadata
+    ]
+    nbformat.write(nb, src)
+    # the kernel's high-water mark: this process waited for it alone (the
+    # parent's own mark would be this process's, inherited through exec)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    result = {"wall_s": wall, "error": error, "cells": cells, "peak": peak}
+    Path(out).write_text(json.dumps(result))
 
 
 def execute(
@@ -231,36 +177,63 @@ def execute(
     timeout: int = CELL_TIMEOUT_S,
     seed: int | None = None,
 ) -> Run:
-    """Execute ``nb`` in a fresh kernel started in ``cwd`` with ``kernel_env(env)``.
+    """Execute ``nb`` (its outputs are filled in) in a fresh kernel started in
+    ``cwd`` with ``kernel_env(env)``.
 
     Never raises for a failing notebook: the failure is ``Run.error`` (the cell index and
-    the exception), with the time and memory it used until then. Kernel messages on the
-    process's own stderr are appended to the error when the run fails.
+    the exception), with the time and memory it used until then; the kernel's last
+    messages on stderr are appended to it.
     """
-    from nbclient import NotebookClient
+    import nbformat
 
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
-        resources={"metadata": {"path": str(cwd)}},
-    )
-    with tempfile.TemporaryFile("w+") as log:
-        cells: list[tuple[int, float, str]] = []
-        wall, peak, error = asyncio.run(
-            _execute(client, kernel_env(env), log, cells)
-        )
-        if error:
+    with tempfile.TemporaryDirectory(prefix="nbrun-") as tmp:
+        src, out = Path(tmp, "nb.ipynb"), Path(tmp, "run.json")
+        nbformat.write(nb, src)
+        with Path(tmp, "stderr").open("w+") as log:
+            t0 = time.perf_counter()
+            child = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "tools.nbrun",
+                    str(src),
+                    str(cwd),
+                    str(out),
+                    str(timeout),
+                ],
+                cwd=ROOT,
+                env=kernel_env(env),
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
+            child.wait()
             log.seek(0)
             tail = [
                 ln
                 for ln in log.read().splitlines()
                 if "without encryption" not in ln
             ]
-            if tail:
-                error += "\n    kernel stderr: " + "\n    ".join(tail[-5:])
+        if out.is_file():
+            result = json.loads(out.read_text())
+            executed = nbformat.read(src, as_version=4)
+            nb.cells[:] = executed.cells
+        else:
+            result = {
+                "wall_s": time.perf_counter() - t0,
+                "cells": [],
+                "peak": 0,
+            }
+            result["error"] = f"the runner exited with {child.returncode}"
+    error = result["error"]
+    if error and tail:
+        error += "\n    kernel stderr: " + "\n    ".join(tail[-5:])
     return Run(
-        name, round(wall, 3), round(peak, 1), error or None, seed, tuple(cells)
+        name,
+        round(result["wall_s"], 3),
+        round(result["peak"] * RU_MAXRSS_MB, 1),
+        error,
+        seed,
+        tuple(tuple(c) for c in result["cells"]),
     )
 
 
@@ -355,3 +328,7 @@ def run_jobs(
                 if part.exists():
                     f.write(part.read_text(encoding="utf-8"))
     return [r for r in runs if r is not None]
+
+
+if __name__ == "__main__":  # the child of ``execute``
+    _child(*sys.argv[1:])

@@ -15,7 +15,9 @@ The lessons are ``livingdict.claims.notebooks(root)``; the registry is
    or checked twice; every checked id is registered, and its entry names the
    notebook that checks it, which exists; an entry names a notebook if and only if
    it has a verdict, and the verdict is one of ``VERDICTS``. Ids with neither are
-   reported as pending.
+   reported as pending. Its ``form`` is ``claim`` (the default), ``because`` (with
+   ``x:`` and ``y:`` naming the two parts) or ``no difference``, whose check call
+   passes ``positive_controls=``.
 4. Every check names its controls: each ``check("<id>", ...)`` call passes
    ``controls=`` (``claims.check`` itself refuses an empty mapping at run time).
 5. No typed numbers: a number in a lesson's markdown, figure caption or alt text
@@ -66,6 +68,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = Path("src") / "livingdict" / "claims.yml"
 
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(?P<q>["'])(?P<id>[^"'\n]+)(?P=q)""")
+FORMS = claims.FORMS
 PRAGMA = re.compile(r"#\s*(?:fmt:\s*(?:off|on|skip)|(?:ruff:\s*)?noqa)\b")
 TOC_SUFFIXES = (".md", ".ipynb", ".rst")
 
@@ -154,20 +157,6 @@ def check_clean(lesson: Lesson) -> Iterator[str]:
         yield "stored with widget state (metadata.widgets)"
 
 
-def _toc_entries(node: Any) -> Iterator[tuple[str, str]]:
-    """(kind, value) for every ``root``/``file``/``glob`` entry of a toc, depth first."""
-    if isinstance(node, dict):
-        for key in ("root", "file", "glob"):
-            if isinstance(node.get(key), str):
-                yield key, node[key]
-        for value in node.values():
-            if isinstance(value, (dict, list)):
-                yield from _toc_entries(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _toc_entries(item)
-
-
 def _strip(entry: str) -> str:
     for suffix in TOC_SUFFIXES:
         if entry.endswith(suffix):
@@ -176,27 +165,26 @@ def _strip(entry: str) -> str:
 
 
 def check_toc(root: Path, lessons: Sequence[Lesson]) -> list[str]:
-    """Every lesson is in ``_toc.yml``; every entry of ``_toc.yml`` exists."""
+    """Every lesson is in ``_toc.yml``; every entry of ``_toc.yml`` exists
+    (read by sphinx-external-toc's own parser, as the build reads it)."""
+    from sphinx_external_toc.parsing import MalformedError, parse_toc_yaml
+
     toc_path = root / "_toc.yml"
     if not toc_path.is_file():
         return ["_toc.yml does not exist"]
     try:
-        toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        return [f"_toc.yml is not valid YAML: {err}"]
+        toc = parse_toc_yaml(toc_path)
+    except (MalformedError, yaml.YAMLError) as err:
+        return [f"_toc.yml is not valid: {err}"]
     errors: list[str] = []
-    listed: set[str] = set()
-    for kind, entry in _toc_entries(toc):
-        if kind == "glob":
-            listed.update(
-                _strip(_rel(p, root)) for p in root.glob(entry + "*")
-            )
-            continue
-        base = _strip(entry.strip("/"))
-        listed.add(base)
-        if not any((root / (base + s)).is_file() for s in TOC_SUFFIXES):
+    listed = {_strip(d) for d in toc}
+    for glob in toc.globs():
+        listed.update(_strip(_rel(p, root)) for p in root.glob(glob + "*"))
+    for doc in toc:
+        kind = "root" if doc == toc.root.docname else "file"
+        if not any((root / (_strip(doc) + s)).is_file() for s in TOC_SUFFIXES):
             errors.append(
-                f"_toc.yml: {kind} {entry!r} does not exist (.md, .ipynb or .rst)"
+                f"_toc.yml: {kind} {doc!r} does not exist (.md, .ipynb or .rst)"
             )
     for lesson in lessons:
         if _strip(lesson.name) not in listed:
@@ -238,13 +226,37 @@ def check_claims(
     if not registry and errors:
         return errors, []
     checks: dict[str, list[str]] = {}  # id -> notebooks (one item per call)
+    positive: set[str] = set()  # ids whose call passes positive_controls=
     for lesson in lessons:
         for cid in checked_ids(lesson.nb):
             checks.setdefault(cid, []).append(_strip(lesson.name))
+        for _, cell in lesson.code():
+            source = _source(cell)
+            for m in CHECK_CALL.finditer(source):
+                if re.search(
+                    r"\bpositive_controls\s*=", _call(source, m.start())
+                ):
+                    positive.add(m["id"])
 
     pending = []
     for cid, e in registry.items():
         nb, verdict = e.get("notebook"), e.get("verdict")
+        form = e.get("form", "claim")
+        if form not in FORMS:
+            errors.append(
+                f"{cid}: form {form!r} is not one of {', '.join(FORMS)}"
+            )
+        if form == "because" and not (e.get("x") and e.get("y")):
+            errors.append(
+                f"{cid}: form 'because' needs x: (the conclusion) and y: (the "
+                "reason it gives)"
+            )
+        if form == "no difference" and cid in checks and cid not in positive:
+            errors.append(
+                f"{cid}: claims that something makes no difference, but its "
+                "check passes no positive_controls= (settings where the "
+                "difference exists and the same test sees it)"
+            )
         if verdict is not None and verdict not in claims.VERDICTS:
             errors.append(
                 f"{cid}: verdict {verdict!r} is not one of {', '.join(claims.VERDICTS)}"

@@ -1,7 +1,7 @@
 """``make sweep``: every claim must hold for every seed, not the one we tried.
 
 Usage: ``python -m tools.sweep [SEED ...] [NOTEBOOK_OR_FOLDER ...] [--ledger FILE]
-[--jobs N]`` (integers are seeds, default 0 to 9 as in ``make sweep``; anything
+[--jobs N]`` (integers are seeds, default 0 to 19 as in ``make sweep``; anything
 else names notebooks or folders of lessons, default every lesson; ``--jobs``:
 kernels run at once, default 2, one per core — each kernel is single-threaded
 and seeded, so the results equal a serial run's).
@@ -42,7 +42,7 @@ from tools import nbrun
 from tools.nbrun import Run
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SEEDS = tuple(range(10))
+DEFAULT_SEEDS = tuple(range(20))
 DEFAULT_JOBS = 2
 #: A margin below this (a tenth of the threshold's scale) is marked thin.
 THIN = 0.1
@@ -72,6 +72,7 @@ class Margin:
     measured: Any
     expected: str
     held: bool = True
+    kind: str = "?"  # identity | experiment (? in a record without kinds)
 
     @property
     def exact(self) -> bool:
@@ -231,6 +232,7 @@ def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
                     _worst_value(value, c["expected"]),
                     c["expected"],
                     c.get("held") is True,
+                    c.get("kind") or "?",
                 )
                 key = (row.id, c["name"])
                 if key not in worst or _order(m) < _order(worst[key]):
@@ -239,18 +241,23 @@ def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
 
 
 def controls(rows: Iterable[ClaimRow]) -> list[Controls]:
-    """Per claim that ran, each control and the seeds for which it passed the
-    claim's test (it must pass for none)."""
+    """Per claim that ran, each control (and positive control, named
+    ``positive: …``) and the seeds for which it passed the claim's test (it
+    must pass for none)."""
     out = []
     for row in rows:
         if not row.records:
             continue
         passed_for: dict[str, list[int]] = {}
         for rec in row.records:
-            for name, passed in (rec.get("controls") or {}).items():
-                seeds = passed_for.setdefault(name, [])
-                if passed is not False:
-                    seeds.append(rec.get("seed"))
+            for key, prefix in (
+                ("controls", ""),
+                ("positive_controls", "positive: "),
+            ):
+                for name, passed in (rec.get(key) or {}).items():
+                    seeds = passed_for.setdefault(prefix + name, [])
+                    if passed is not False:
+                        seeds.append(rec.get("seed"))
         out.append(Controls(row.id, passed_for))
     return out
 
@@ -295,14 +302,14 @@ def report(summary: Summary) -> str:
             "relative to the threshold's scale; thin: below "
             f"{THIN:g}; exact: an equality, which has no margin)",
             f"  {'margin':>7}  {'seed':>4}  {'claim':<{width}}  "
-            f"{'measured':>10}  {'expected':<16}  condition",
+            f"{'measured':>10}  {'expected':<16}  {'kind':<10}  condition",
         ]
         for m in table:
             mark = f"  [{m.mark}]" if m.mark else ""
             out.append(
                 f"  {m.margin:7.3f}  {m.seed!s:>4}  {m.claim:<{width}}  "
                 f"{claims.fmt(m.measured):>10}  {m.expected:<16}  "
-                f"{m.condition}{mark}"
+                f"{m.kind:<10}  {m.condition}{mark}"
             )
     checked = controls(summary.rows)
     if checked:

@@ -64,14 +64,14 @@ def registry_messages() -> list[tuple[str, int]]:
 
 
 def ledger_messages() -> list[str]:
-    """The names of the quantities and controls that the latest checks
+    """The names of the quantities, controls and positive controls that the latest checks
     recorded: the verdict boxes show them beside their numbers."""
     latest: dict[str, dict] = {}
     for rec in claims.read_ledger():
         latest[rec["id"]] = rec
     names: list[str] = []
     for rec in latest.values():
-        for group in ("measured", "controls"):
+        for group in ("measured", "controls", "positive_controls"):
             value = rec.get(group)
             if isinstance(value, dict):
                 names += [k for k in value if k not in names]
@@ -129,39 +129,21 @@ def _load_catalog(app: Sphinx) -> None:
     )
 
 
-def _rewrite_on_catalog_change(app: Sphinx, env) -> list[str]:
-    """A changed claims.po changes no document, so Sphinx would not re-write the pages
-    that show claims: return them when the catalog's content changed since last build."""
+def catalog_bytes(app: Sphinx) -> bytes:
+    """The content of this edition's ``claims.po`` (none in English): a changed
+    catalog changes no document, so ``claims_ledger``'s stamp includes it and
+    the pages that show claims are re-written."""
     language = app.config.language
     if not language or language == "en":
-        return []
-    import hashlib
-
-    blobs = [
-        Path(
-            app.srcdir, d, language, "LC_MESSAGES", f"{DOMAIN}.po"
-        ).read_bytes()
+        return b""
+    paths = [
+        Path(app.srcdir, d, language, "LC_MESSAGES", f"{DOMAIN}.po")
         for d in app.config.locale_dirs
-        if Path(
-            app.srcdir, d, language, "LC_MESSAGES", f"{DOMAIN}.po"
-        ).is_file()
     ]
-    stamp = hashlib.sha256(b"".join(blobs)).hexdigest()
-    if getattr(env, "claims_catalog_stamp", None) == stamp:
-        return []
-    env.claims_catalog_stamp = stamp
-    pages = (
-        d for d, meta in env.metadata.items() if meta.get("claims_ledger_page")
-    )
-    return sorted(d for d in pages if d in env.found_docs)
+    return b"".join(p.read_bytes() for p in paths if p.is_file())
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _add_to_gettext)
     app.connect("builder-inited", _load_catalog)
-    app.connect("env-updated", _rewrite_on_catalog_change)
-    return {
-        "version": "0.1",
-        "parallel_read_safe": True,
-        "parallel_write_safe": True,
-    }
+    return {"version": "0.2", "parallel_read_safe": True}

@@ -16,7 +16,9 @@ only one lesson teaches lives in that lesson, which shows package code with
     metrics      cosine, correlation, effective number of keys
     plot         the figure style and the figures several lessons draw
     page         what a page shows: glued numbers, the source of package code
-    claims       the check behind every claim; the registry, verdicts, lessons
+    claims       the check behind every claim (the lessons' entry point), on
+                 registry (claims.yml, verdicts, forms), conditions (their
+                 kinds), ledger (records and their report), repo (the lessons)
 """
 
 import os
@@ -77,6 +79,8 @@ def setup(seed: int | None = None) -> int:
             raise ValueError(
                 f"LIVINGDICT_SEED must be an integer, got {env!r}"
             ) from err
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
     random.seed(seed)
@@ -86,9 +90,7 @@ def setup(seed: int | None = None) -> int:
     # NumPy's BLAS too: on small arrays a second thread only waits (a 150 × 784
     # cosine matrix: 22-43 ms on 2 threads, 4-5 ms on 1)
     ThreadpoolController().limit(limits=torch_threads(), user_api="blas")
-    # torch.use_deterministic_algorithms(True) also imports torch._inductor
-    # (1.4 s of every lesson) for torch.compile, which the book never uses
-    torch._C._set_deterministic_algorithms(True)
+    torch.use_deterministic_algorithms(True)
     from .figure_words import enable
     from .plot import use_style
 

@@ -15,7 +15,7 @@ import torch
 from torch import Generator, Tensor
 
 from . import current_seed
-from .claims import repo_root
+from .repo import repo_root
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from torch import Tensor, nn
 
 from .layers import attention
 from .lookup import lookup
-from .train import _one_label_per_row, _pick
+from .train import choose, one_label_per_row
 
 
 class Abs(nn.Module):
@@ -47,7 +47,7 @@ def mlp(
     len(sizes) − 2`` hidden layers. The essay's "three-layer MLP" is ``L = 1``
     ("depth 2" in the theory papers)."""
     sizes = _sizes(sizes)
-    act = _pick(ACTIVATIONS, activation, "activation")
+    act = choose(ACTIVATIONS, activation, "activation")
     layers: list[nn.Module] = [nn.Linear(sizes[0], sizes[1], bias=bias)]
     for a, b in zip(sizes[1:-1], sizes[2:], strict=True):
         layers += [act(), nn.Linear(a, b, bias=bias)]
@@ -138,7 +138,7 @@ class Ensemble(nn.Module):
     @torch.no_grad()
     def accuracy(self, x: Tensor, y: Tensor) -> Tensor:
         """Accuracy of every member, shape ``(S,)``."""
-        _one_label_per_row(x, y, "Ensemble.accuracy")
+        one_label_per_row(x, y, "Ensemble.accuracy")
         return (self(x).argmax(1) == y[:, None]).float().mean(0)
 
     @torch.no_grad()

@@ -18,6 +18,10 @@ def glue(name: str, value: Any) -> Any:
     from IPython.core.formatters import format_display_data
     from IPython.display import display
 
+    if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+        raise ValueError(
+            f"glue: the name must be a word the prose can quote, got {name!r}"
+        )
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         value = value.item()
     bundle, metadata = format_display_data(value)

@@ -4,11 +4,11 @@ inches at 100 dpi, shown at their own size in the 672-px text column.
 """
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
-from cycler import cycler
 
 #: Every figure's width in inches at 100 dpi: it fits the text column.
 WIDTH = 6.5
@@ -21,6 +21,8 @@ PALETTE = tuple(
     "#0072B2 #E69F00 #009E73 #CC79A7 #56B4E9 #D55E00 #F0E442 #000000".split()
 )
 SEQUENTIAL = "viridis"
+#: The style file: sizes, colours, grid (``use_style`` applies it).
+STYLE = Path(__file__).with_name("book.mplstyle")
 DIVERGING = "RdBu_r"
 
 
@@ -30,20 +32,7 @@ def use_style() -> None:
     from IPython import get_ipython
     from matplotlib_inline.backend_inline import set_matplotlib_formats
 
-    mpl.rc("figure", facecolor="white", dpi=100, figsize=(WIDTH, 3.4))
-    mpl.rc("figure", titlesize=12)
-    mpl.rc("figure.constrained_layout", use=True)
-    mpl.rc("axes", facecolor="white", prop_cycle=cycler(color=PALETTE))
-    mpl.rc("axes", grid=True, titlesize=12, labelsize=11)
-    mpl.rc("axes.spines", top=False, right=False)
-    mpl.rc("savefig", facecolor="white")
-    mpl.rc("grid", alpha=0.3)
-    mpl.rc("xtick", labelsize=10)
-    mpl.rc("ytick", labelsize=10)
-    mpl.rc("legend", fontsize=10, frameon=False)
-    mpl.rc("image", cmap=SEQUENTIAL)
-    mpl.rc("font", size=11)
-    mpl.rc("lines", linewidth=1.8)
+    plt.style.use(STYLE)
     if get_ipython() is not None:
         set_matplotlib_formats("retina")
 

@@ -1,7 +1,6 @@
 """One small, deterministic training loop for every lesson: full-batch by
 default (the book's data sets are small), Adam, CPU, seeded by ``setup()``."""
 
-import time
 from collections.abc import Callable
 
 import torch
@@ -12,8 +11,9 @@ LOSSES = {"cross_entropy": F.cross_entropy, "mse": F.mse_loss}
 OPTIMIZERS = {"adam": torch.optim.Adam, "sgd": torch.optim.SGD}
 
 
-def _pick(options: dict, name: str, what: str):
-    if name not in options:
+def choose(options: dict, name: str, what: str):
+    """``options[name]``, or a ``ValueError`` that lists the choices."""
+    if not isinstance(name, str) or name not in options:
         raise ValueError(
             f"unknown {what} {name!r}; choose from {sorted(options)}"
         )
@@ -29,34 +29,36 @@ def fit(
     lr: float = 1e-2,
     batch_size: int | None = None,
     loss: str = "cross_entropy",
-    weight_decay: float = 0.0,
     optimizer: str = "adam",
     params: list[torch.nn.Parameter] | None = None,
     callback: Callable[[int, nn.Module], None] | None = None,
-    progress: bool = False,
 ) -> list[float]:
     """Minimise ``loss(model(x), y)``; return the mean loss of every epoch.
 
     ``batch_size=None`` trains full-batch, else on mini-batches in an order
     drawn from torch's seeded generator. ``params`` restricts training to a
     subset (the rest stay frozen); ``callback(epoch, model)`` sees the model
-    after every epoch; ``progress=True`` prints four progress lines.
+    after every epoch.
     """
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        raise TypeError(
+            f"fit: x and y must be tensors, got {type(x).__name__} and "
+            f"{type(y).__name__}"
+        )
     if x.shape[0] != y.shape[0]:
         raise ValueError(
             f"fit: x {tuple(x.shape)} and y {tuple(y.shape)} differ in length"
         )
     if epochs < 1:
         raise ValueError(f"fit: epochs must be >= 1, got {epochs}")
-    loss_fn = _pick(LOSSES, loss, "loss")
-    make_optimizer = _pick(OPTIMIZERS, optimizer, "optimizer")
+    loss_fn = choose(LOSSES, loss, "loss")
+    make_optimizer = choose(OPTIMIZERS, optimizer, "optimizer")
     if params is None:
         params = [p for p in model.parameters() if p.requires_grad]
-    opt = make_optimizer(params, lr=lr, weight_decay=weight_decay)
+    opt = make_optimizer(params, lr=lr)
     n = x.shape[0]
     bs = n if batch_size is None else batch_size
     history: list[float] = []
-    start = time.perf_counter()
     model.train()
     for epoch in range(epochs):
         batches = [(x, y)]  # full batch: no shuffling, no copy of the data
@@ -74,17 +76,13 @@ def fit(
         history.append(total / n)
         if callback is not None:
             callback(epoch, model)
-        if progress and (epoch + 1) % max(1, epochs // 4) == 0:
-            print(
-                f"epoch {epoch + 1:>5}/{epochs}  loss {history[-1]:.4f}  "
-                f"({time.perf_counter() - start:.1f} s)"
-            )
     model.eval()
     return history
 
 
-def _one_label_per_row(x: Tensor, y: Tensor, who: str) -> None:
-    # a (n, 1) column of labels would broadcast to n × n
+def one_label_per_row(x: Tensor, y: Tensor, who: str) -> None:
+    """A ``ValueError`` unless ``y`` is ``(n,)`` for ``x`` of ``n`` rows (a
+    ``(n, 1)`` column of labels would broadcast to n × n)."""
     if y.ndim != 1 or y.shape[0] != x.shape[0]:
         raise ValueError(
             f"{who}: y {tuple(y.shape)} must be ({x.shape[0]},), one "
@@ -95,6 +93,6 @@ def _one_label_per_row(x: Tensor, y: Tensor, who: str) -> None:
 @torch.no_grad()
 def accuracy(model: nn.Module, x: Tensor, y: Tensor) -> float:
     """Fraction of rows whose arg-max output equals the label (``y (n,)``)."""
-    _one_label_per_row(x, y, "accuracy")
+    one_label_per_row(x, y, "accuracy")
     model.eval()
     return float((model(x).argmax(-1) == y).float().mean())

@@ -1,8 +1,9 @@
 """The rendered book, as a reader's browser shows it (headless Chromium, see conftest).
 
 For every page: it loads with no JavaScript error and no broken local resource, shows
-no raw widget placeholder, dark mode toggles, and a full-page screenshot lands in
-``_build/screenshots/`` (``dark/`` holds each lesson's first figure in dark mode).
+no raw widget placeholder, dark mode toggles, and a screenshot of its first screen (the
+whole page with ``LIVINGDICT_SCREENSHOTS=full``) lands in ``_build/screenshots/``
+(``dark/`` holds each lesson's first figure in dark mode).
 For every lesson page (``notebooks/...``): at least one rendered figure, its verdict
 box, and Binder and Colab launch buttons whose URLs point at the repository of
 ``_config.yml``; every figure has a caption and alt text that says what it shows;
@@ -44,6 +45,9 @@ WIDGET_REPR = re.compile(
 GENERIC_ALT = re.compile(
     r"^(?:output|image|figure|plot|png|svg|graph|chart)[\s_.-]*\w*$", re.I
 )
+#: Full-page screenshots cost 40 % of a page's visit (a long lesson more); by default
+#: each page's first screen is kept, ``LIVINGDICT_SCREENSHOTS=full`` keeps it all.
+FULL = os.environ.get("LIVINGDICT_SCREENSHOTS") == "full"
 MATHJAX_CDN = re.compile(
     r"^https://cdn\.jsdelivr\.net/npm/mathjax@3/es5/(.+)$"
 )
@@ -260,7 +264,7 @@ def survey(browser, site: str, page: str, screenshots: Path) -> Report:
         )
         report.visible_code = p.evaluate(VISIBLE_CODE_JS)
         report.prose = p.evaluate(PROSE_JS)
-        p.screenshot(path=str(screenshots / _shot_name(page)), full_page=True)
+        p.screenshot(path=str(screenshots / _shot_name(page)), full_page=FULL)
         report.theme = _theme(p)
         report.light = _background_luminance(p)
         report.dark_reached = _toggle_to(p, "dark")
