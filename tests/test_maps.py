@@ -44,7 +44,8 @@ def test_draw_graph_draws_an_arrow_per_heavy_weight_and_a_ring_per_self_loop():
     labels = [t.get_text() for t in ax.texts if not isinstance(t, Annotation)]
     assert len(arrows) == 1  # only A[1, 0] = 0.9 off the diagonal
     (head_x, head_y), (tail_x, tail_y) = arrows[0].xy, arrows[0].xyann
-    assert 0 < tail_x < head_x < 1 and head_y > 0  # 0 -> 1, above the line
+    assert 0 < tail_x < head_x < 1  # 0 -> 1
+    assert head_y == tail_y > 0  # above the line
     rings = [p for p in ax.patches if not p.get_fill()]
     nodes = [p for p in ax.patches if p.get_fill()]
     assert len(rings) == 2  # rings for A[0, 0] and A[2, 2]
