@@ -8,9 +8,12 @@ formula on the page fails here as well as in the lesson's check.
   for every map and pair, and it is sharp); κ of a matrix;
 - 1.5: the iterated kernel, and the fixed point of the step kernel k₀;
 - 2.6: the width for a parameter budget;
-- 3.5: lazy maps, Dobrushin's coefficient, layers to mix, the rank-one
-  residual;
+- 3.5: lazy maps, Dobrushin's coefficient, layers to mix (a shift never
+  mixes), the distance from the identity, the positions a map blends, the
+  rank-one residual;
 - 3.6: window masks and the receptive field ``1 + L(w − 1)``;
+- 3.7: the model run from its embedded input, and the affine defect that is
+  zero for fixed maps;
 - 4.3: the drift of a weight matrix.
 """
 
@@ -37,6 +40,7 @@ def lessons(lesson_functions):
         "c26": "02_mlp/06_depth",
         "c35": "03_attention/05_mixing",
         "c36": "03_attention/06_local_window",
+        "c37": "03_attention/07_depth_composition",
         "c43": "04_living_dictionary/03_living",
     }
     return {key: lesson_functions(name) for key, name in names.items()}
@@ -225,6 +229,32 @@ def test_layers_to_mix_grows_as_lambda_approaches_one(lessons):
     torch.testing.assert_close(c35.lazy(a, 1.0), torch.eye(8, dtype=F64))
 
 
+def test_a_shift_is_farthest_from_the_identity_and_never_mixes(lessons):
+    c35 = lessons["c35"]
+    shift = torch.eye(6, dtype=F64).roll(1, dims=1)
+    assert c35.distance_from_identity(shift) == 1.0
+    assert c35.distance_from_identity(torch.eye(6)) == 0.0
+    assert c35.layers_to_mix(shift, 0.0, 0.05, cap=50) == math.inf
+    a = random_map(6, 4)  # mixes, though closer to the identity
+    assert c35.distance_from_identity(a) < 1.0
+    assert c35.layers_to_mix(a, 0.0, 0.05, cap=50) < 50
+    half = c35.lazy(a, 0.5)
+    assert c35.distance_from_identity(half) == pytest.approx(
+        0.5 * c35.distance_from_identity(a)
+    )
+
+
+def test_positions_blended_counts_the_positions_a_row_reads(lessons):
+    blended = lessons["c35"].positions_blended
+    uniform = torch.ones(5, 5, dtype=F64).tril()
+    uniform = uniform / uniform.sum(-1, keepdim=True)  # row t reads t + 1
+    assert blended(uniform) == pytest.approx(np.mean([2, 3, 4, 5]))
+    assert blended(torch.eye(5)) == pytest.approx(1.0)
+    previous = torch.eye(5).roll(1, dims=1).tril()  # row t reads t − 1
+    previous[0, 0] = 1.0
+    assert blended(previous) == pytest.approx(1.0)
+
+
 def test_rank_one_residual(lessons):
     residual = lessons["c35"].rank_one_residual
     row = torch.randn(1, 6)
@@ -266,6 +296,29 @@ def test_window_mask_shapes(lessons):
     ones = torch.ones(4, 4, dtype=torch.bool)
     assert torch.equal(window_mask(4, 4), ones.tril())
     assert torch.equal(window_mask(4, 3, causal=False), ones.tril(1).triu(-1))
+
+
+# --------------------------------------------------------------- 3.7 depth
+def test_after_embedding_is_the_model_and_fixed_maps_are_affine(lessons):
+    from livingdict.networks import AttentionOnly
+
+    c37 = lessons["c37"]
+    torch.manual_seed(0)
+    tokens = torch.randint(8, (16, 7))
+    for content, residual in ((False, True), (False, False), (True, True)):
+        model = AttentionOnly(
+            8, 7, n_layers=2, content_maps=content, residual=residual
+        )
+        with torch.no_grad():
+            x = model.embed(tokens) + model.pos
+            torch.testing.assert_close(
+                c37.after_embedding(model, x), model(tokens)
+            )
+        defect = c37.affine_defect(model, tokens)
+        if content:
+            assert defect > 1e-3  # maps from the input: not affine
+        else:
+            assert defect < 1e-5  # fixed maps: affine, with or without skip
 
 
 # ---------------------------------------------------------------- 4.3 living

@@ -35,10 +35,37 @@ def test_draw_graph_draws_an_arrow_per_heavy_weight_and_a_ring_per_self_loop():
     arrows = [t for t in ax.texts if isinstance(t, Annotation)]
     labels = [t.get_text() for t in ax.texts if not isinstance(t, Annotation)]
     assert len(arrows) == 1  # only A[1, 0] = 0.9 off the diagonal
-    assert arrows[0].xy == (1, 0) and arrows[0].xyann == (0, 0)  # 0 -> 1
-    assert len(ax.patches) == 2  # rings for A[0, 0] and A[2, 2]
+    (head_x, head_y), (tail_x, tail_y) = arrows[0].xy, arrows[0].xyann
+    assert 0 < tail_x < head_x < 1  # 0 -> 1
+    assert head_y == tail_y > 0  # above the line
+    rings = [p for p in ax.patches if not p.get_fill()]
+    nodes = [p for p in ax.patches if p.get_fill()]
+    assert len(rings) == 2  # rings for A[0, 0] and A[2, 2]
+    assert [p.center for p in nodes] == [(0, 0), (1, 0), (2, 0)]
     assert labels == ["x", "y", "z"]
     plt.close(fig)
+
+
+def test_draw_graph_arrows_end_on_the_rims_not_inside_the_nodes():
+    # Fig 3.20: arrows between neighbours used to end inside the nodes
+    from matplotlib.text import Annotation
+
+    for size in (200, 300, 420):
+        fig, ax = plt.subplots()
+        n = 6
+        a = torch.zeros(n, n)
+        a[torch.arange(1, n), torch.arange(n - 1)] = 1.0  # t reads t - 1
+        a[0, 3] = 1.0  # and one arc backwards
+        maps.draw_graph(ax, a, threshold=0.5, node_size=size)
+        r = [p for p in ax.patches if p.get_fill()][0].radius
+        arrows = [t for t in ax.texts if isinstance(t, Annotation)]
+        assert len(arrows) == n
+        for arrow in arrows:
+            for x, y in (arrow.xy, arrow.xyann):
+                nearest = min(abs(x - i) for i in range(n))
+                dist = (nearest**2 + y**2) ** 0.5
+                assert abs(dist - r) < 1e-9  # exactly on a node's rim
+        plt.close(fig)
 
 
 @pytest.mark.parametrize(

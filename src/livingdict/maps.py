@@ -47,12 +47,15 @@ def draw_graph(
 ) -> None:
     """Draw map ``A`` as a directed graph on positions set out on a line.
 
-    Position ``t`` is a node at ``x = t``. An arc ``s → t`` ("t reads from
-    s") is drawn for each ``A[t, s] > threshold``, wider and darker for a
-    heavier weight: forward arcs (``s < t``) bend above the line, backward arcs
-    below, and a ring above a node is a self-loop. ``labels`` (one per
-    position) replace the position numbers in the nodes; ``node_size`` is
-    the nodes' area in points² (smaller for long sequences).
+    Position ``t`` is a circle of radius ``r = 0.3·√(node_size / 420)`` (in
+    data units, one unit between neighbours) at ``x = t``. An arc ``s → t``
+    ("t reads from s") is drawn for each ``A[t, s] > threshold``, wider and
+    darker for a heavier weight. It leaves ``s`` and enters ``t`` on the
+    circles' rims, ``60°`` from the line: forward arcs (``s < t``) above the
+    line, backward arcs below, so no arrow head lands inside a node, even
+    between neighbours. A ring above a node is a self-loop. ``labels`` (one
+    per position) replace the position numbers in the nodes, in a smaller
+    font when they are longer; ``node_size`` scales the nodes.
     """
     from matplotlib.patches import Circle
 
@@ -62,31 +65,39 @@ def draw_graph(
         raise ValueError(
             f"draw_graph: {len(labels)} labels for a map of {n} positions"
         )
-    shrink = 0.55 * node_size**0.5  # arcs stop at the nodes' edge
-    above, below = 0.45, 0.3  # how far the drawing reaches up and down
+    r = 0.3 * (node_size / 420) ** 0.5  # node radius, data units
+    dx, dy = 0.5 * r, 0.75**0.5 * r  # the rim point 60° from the line
+    rad = 0.5  # how far an arc bows: its peak is rad / 2 of its chord
+    above, below = r + 0.15, r + 0.15  # how far the drawing reaches
     for t, s in zip(*np.nonzero(a > threshold), strict=True):
         w = a[t, s]
-        weight = dict(alpha=0.35 + 0.65 * w, lw=0.8 + 3 * w)
+        weight = dict(alpha=0.35 + 0.65 * w, lw=0.8 + 2.5 * w)
         if s == t:
             ring = Circle(
-                (t, 0.3), 0.17, fill=False, color="#D55E00", **weight
+                (t, r + 0.15), 0.15, fill=False, color="#D55E00", **weight
             )
             ax.add_patch(ring)
+            above = max(above, r + 0.45)
             continue
+        side = 1 if t > s else -1  # forward above the line, backward below
+        step = dx if t > s else -dx
+        start, end = (s + step, side * dy), (t - step, side * dy)
+        peak = dy + 0.5 * rad * (abs(t - s) - 2 * dx) + 0.15
         if t > s:
-            above = max(above, 0.2 * (t - s) + 0.15)
+            above = max(above, peak)
         else:
-            below = max(below, 0.2 * (s - t) + 0.15)
-        arrow = dict(arrowstyle="-|>", mutation_scale=14, color="#0072B2")
-        arrow |= dict(connectionstyle="arc3,rad=-0.4", **weight)
-        arrow |= dict(shrinkA=shrink, shrinkB=shrink)
+            below = max(below, peak)
+        arrow = dict(arrowstyle="-|>", mutation_scale=10, color="#0072B2")
+        arrow |= dict(connectionstyle=f"arc3,rad={-rad}", **weight)
+        arrow |= dict(shrinkA=0, shrinkB=1)
         # drawn s → t: forward bends up, backward bends down
-        ax.annotate("", (t, 0), (s, 0), arrowprops=arrow)
-    node = dict(color="white", edgecolor="black")
-    ax.scatter(range(n), [0] * n, s=node_size, zorder=3, **node)
+        ax.annotate("", end, start, arrowprops=arrow)
     for i in range(n):
+        node = Circle((i, 0), r, facecolor="white", edgecolor="black")
+        ax.add_patch(node)
         text = str(i) if labels is None else str(labels[i])
-        ax.text(i, 0, text, ha="center", va="center", fontsize=11, zorder=4)
+        size = 11 if len(text) < 2 else 8
+        ax.text(i, 0, text, ha="center", va="center", fontsize=size)
     ax.set(xlim=(-0.6, n - 0.4), ylim=(-below, above), title=title)
     ax.set(xticks=[], yticks=[], aspect="equal")
     ax.grid(False)
