@@ -1,0 +1,196 @@
+"""The explorables (``livingdict.explore``) in the built book, both editions.
+
+Each lesson of :data:`LESSONS` holds one explorable: an HTML output whose data the
+executed notebook exported, drawn and recomputed in the page by the shared module
+``livingdict/static/explore.js``. For each explorable, in English and in Japanese:
+
+* **the numbers, not the pixels**: for every check the lesson's run exported (the
+  control values and what torch computed there), the test sets the controls as a reader
+  would (value, then ``input``/``change`` events) and compares the numbers behind the
+  drawing (``LDExplore.read(el)``) with torch's: numbers to
+  ``ATOL + RTOL·|value|`` (the page computes in float64 from the exported float32 or
+  float64 arrays, torch in float32 for most lessons). And the checks differ from each
+  other by more than that tolerance, so a page that ignored its controls would fail;
+* every control has a label, works from the keyboard (a slider moved with the arrow
+  keys changes the numbers), the figure has alt text (``role="img"``, ``aria-label``)
+  and a live summary; the labels are in the page's language (Japanese text in ``ja/``);
+* the page carries only the explorable's data (at most :data:`MAX_DATA` bytes; the
+  inlined module of the notebook output is dropped) and loads the shared module and
+  MathJax from its own ``_static``, not from a CDN; no JavaScript error;
+* without JavaScript the explorable is hidden and the static figures stay;
+* a screenshot of each explorable at two control settings:
+  ``_build/screenshots/explorables/<lesson>__<edition>__<n>.png``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import bookconfig
+import pytest
+from test_book_in_browser import new_context
+
+pytestmark = pytest.mark.slow
+
+#: the lessons that hold an explorable (issue 21), one per chapter
+LESSONS = [
+    "notebooks/01_matrix_product/01_filter_bank",
+    "notebooks/02_mlp/02_mlp_as_lookup",
+    "notebooks/03_attention/05_mixing",
+    "notebooks/04_living_dictionary/01_hard_and_soft",
+    "notebooks/05_beyond/01_hopfield",
+]
+EDITIONS = {"en": "", "ja": "ja/"}
+ATOL, RTOL = 1e-4, 1e-4
+MAX_DATA = 200_000
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+SET_CONTROLS = """(el, controls) => {
+    for (const [name, value] of Object.entries(controls)) {
+        const input = el.querySelector(`[name="${name}"]`);
+        if (!input) throw new Error(`no control ${name}`);
+        if (input.type === 'checkbox') input.checked = Boolean(value);
+        else input.value = String(value);
+        input.dispatchEvent(new Event('input', {bubbles: true}));
+        input.dispatchEvent(new Event('change', {bubbles: true}));
+    }
+    return JSON.parse(JSON.stringify(LDExplore.read(el)));
+}"""
+ACCESSIBILITY = """(el) => ({
+    unlabelled: [...el.querySelectorAll('input, select')]
+        .filter((i) => !(i.labels && i.labels.length) && !i.getAttribute('aria-label'))
+        .map((i) => i.name),
+    alt: (el.querySelector('[role="img"]') || {}).ariaLabel || '',
+    live: (el.querySelector('[aria-live]') || {}).textContent || '',
+    text: el.innerText,
+    data: el.querySelector('script.ld-data').textContent.length,
+})"""
+
+
+def mismatches(got: object, want: object, path: str = "") -> list[str]:
+    """Where ``got`` differs from ``want`` beyond the tolerance."""
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            return [f"{path}: got {got!r}"]
+        out = []
+        for key, value in want.items():
+            out += mismatches(got.get(key), value, f"{path}.{key}")
+        return out
+    if isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            return [f"{path}: got {got!r}, want {len(want)} values"]
+        out = []
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            out += mismatches(g, w, f"{path}[{i}]")
+        return out[:5]
+    if isinstance(want, bool):  # integers (arg-max, wrong bits) differ by >= 1
+        return [] if got == want else [f"{path}: got {got}, want {want}"]
+    if not isinstance(got, int | float) or not math.isclose(
+        got, want, rel_tol=RTOL, abs_tol=ATOL
+    ):
+        return [f"{path}: got {got}, torch {want}"]
+    return []
+
+
+def built(lesson: str, prefix: str) -> Path:
+    return bookconfig.built_html() / f"{prefix}{lesson}.html"
+
+
+CASES = [
+    pytest.param(lesson, lang, id=f"{lang}-{lesson.rsplit('/', 1)[-1]}")
+    for lesson in LESSONS
+    for lang in EDITIONS
+]
+
+
+@pytest.mark.parametrize(("lesson", "lang"), CASES)
+def test_explorable(browser, site, screenshots, lesson, lang):
+    prefix = EDITIONS[lang]
+    path = built(lesson, prefix)
+    if not path.is_file():
+        pytest.fail(f"no built page {path}")
+    source = path.read_text(encoding="utf-8")
+    assert 'class="ld-explorable' in source, f"{lesson}: no explorable"
+    assert "data-ld-module" not in source, "the inlined module was not dropped"
+    assert "cdn.jsdelivr.net" not in source, "MathJax still comes from a CDN"
+    assert "_static/mathjax/tex-mml-chtml.js" in source
+    errors: list[str] = []
+    stubbed: set[str] = set()
+    context = new_context(browser, site, "light", stubbed)
+    try:
+        page = context.new_page()
+        page.on(
+            "console",
+            lambda m: m.type == "error" and errors.append(m.text),
+        )
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(site + prefix + lesson + ".html", wait_until="load")
+        roots = page.locator(".ld-explorable.ld-ready")
+        roots.first.wait_for(state="visible", timeout=10_000)
+        assert roots.count() >= 1
+        folder = screenshots / "explorables"
+        folder.mkdir(parents=True, exist_ok=True)
+        for r in range(roots.count()):
+            root = roots.nth(r)
+            info = root.evaluate(ACCESSIBILITY)
+            assert not info["unlabelled"], f"controls without label: {info}"
+            assert len(info["alt"]) > 40 and info["live"], info
+            assert info["data"] <= MAX_DATA, f"{info['data']} bytes of data"
+            if lang == "ja":
+                assert CJK.search(info["alt"]) and CJK.search(info["live"])
+            checks = root.evaluate("(el) => el.ldChecks")
+            assert len(checks) >= 2
+            for n, check in enumerate(checks):
+                got = root.evaluate(SET_CONTROLS, check["controls"])
+                bad = mismatches(got, check["expect"])
+                assert not bad, f"check {n} {check['controls']}: {bad}"
+                others = [c for c in checks if c is not check]
+                assert all(mismatches(got, c["expect"]) for c in others), (
+                    f"check {n}: the numbers do not depend on the controls"
+                )
+                if n < 2:
+                    name = lesson.rsplit("/", 1)[-1]
+                    root.screenshot(
+                        path=str(folder / f"{name}__{lang}__{n}.png")
+                    )
+            # the keyboard: a slider moved with the arrow keys moves the numbers
+            slider = root.locator('input[type="range"]').first
+            before = root.evaluate(
+                "(el) => JSON.stringify(LDExplore.read(el))"
+            )
+            slider.focus()
+            value = slider.input_value()
+            page.keyboard.press(
+                "ArrowLeft"
+                if value == slider.get_attribute("max")
+                else "ArrowRight"
+            )
+            after = root.evaluate("(el) => JSON.stringify(LDExplore.read(el))")
+            assert slider.input_value() != value and after != before
+        assert not [u for u in stubbed if "mathjax" in u], stubbed
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda s: s.rsplit("/", 1)[-1])
+def test_without_javascript_the_static_figure_stays(browser, site, lesson):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.route(
+            "**/*",
+            lambda r: (
+                r.abort()
+                if "127.0.0.1" not in r.request.url
+                else r.continue_()
+            ),
+        )
+        page.goto(site + lesson + ".html", wait_until="load")
+        assert page.locator(".ld-explorable").count() >= 1
+        assert not page.locator(".ld-explorable").first.is_visible()
+        assert page.locator("article .cell_output img").count() >= 1
+    finally:
+        context.close()
