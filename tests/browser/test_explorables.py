@@ -194,3 +194,165 @@ def test_without_javascript_the_static_figure_stays(browser, site, lesson):
         assert page.locator("article .cell_output img").count() >= 1
     finally:
         context.close()
+
+
+def _standalone() -> list:
+    """One small explorable of each kind, as a lesson's output would hold it."""
+    import numpy as np
+    import torch
+
+    from livingdict import explore
+
+    g = torch.Generator().manual_seed(0)
+    pixels = torch.randint(0, 17, (40, 64), generator=g).float() / 16
+    W, X = pixels[:30].T, pixels[30:]
+    mlp = torch.nn.Sequential(
+        torch.nn.Linear(64, 8), torch.nn.ReLU(), torch.nn.Linear(8, 10)
+    )
+    with torch.no_grad():
+        out = mlp(X)
+    q, k = torch.randn(2, 6, 4, generator=g, dtype=torch.float64)
+    A = torch.nn.functional.normalize(torch.randn(10, 16, generator=g), dim=1)
+    rng = np.random.default_rng(0)
+    with torch.no_grad():
+        return [
+            explore.filter_bank(
+                W,
+                X,
+                list(range(10)),
+                [j // 3 for j in range(30)],
+                probes=(1, 7),
+            ),
+            explore.mlp_lookup(
+                mlp[0].weight.T,
+                mlp[0].bias,
+                mlp[2].weight.T,
+                mlp[2].bias,
+                X,
+                list(range(10)),
+                out,
+            ),
+            explore.attention_mixing(q, k, layers=3),
+            explore.hard_soft(
+                A @ A.T, pixels[:10], list("abcdefghij"), [0.1, 1, 10]
+            ),
+            explore.hopfield(
+                rng.choice([-1.0, 1.0], size=(1000, 100)), rng.permutation(100)
+            ),
+        ]
+
+
+def test_the_notebook_output_works_alone(browser):
+    """The output as JupyterLab, VS Code and Colab render it: no book around it, the
+    module inlined in the output itself. Same checks, English labels."""
+    explorables = _standalone()
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.set_content(
+            "<!doctype html><meta charset=utf-8><body>"
+            + "".join(e._repr_html_() for e in explorables)
+        )
+        roots = page.locator(".ld-explorable.ld-ready")
+        assert roots.count() == len(explorables)
+        for r, e in enumerate(explorables):
+            for check in e.checks:
+                got = roots.nth(r).evaluate(SET_CONTROLS, check["controls"])
+                bad = mismatches(got, check["expect"])
+                assert not bad, f"{e.kind} {check['controls']}: {bad}"
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+LAB_CELL = """\
+import torch
+from livingdict import explore
+
+g = torch.Generator().manual_seed(0)
+A = torch.nn.functional.normalize(torch.randn(10, 16, generator=g), dim=1)
+V = torch.rand(10, 64, generator=g)
+explore.hard_soft(A @ A.T, V, list("abcdefghij"), [0.1, 1.0, 10.0])
+"""
+
+
+def test_in_a_real_jupyterlab(browser, tmp_path):
+    """A notebook with an explorable, run in a real JupyterLab (headless, on this
+    repository's kernel): the output draws, its controls recompute, no error."""
+    import json
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(LAB_CELL)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nbformat.write(nb, tmp_path / "explorable.ipynb")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    lab = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--allow-root",
+            f"--port={port}",
+            "--ip=127.0.0.1",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            "--ServerApp.disable_check_xsrf=True",
+            f"--ServerApp.root_dir={tmp_path}",
+            "--LabApp.news_url=",
+            "--LabServerApp.announcements_url=",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    page = None
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(120):
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                time.sleep(0.5)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{base}/lab/tree/explorable.ipynb", timeout=120_000)
+        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=120_000)
+        # the kernel is up when the status bar says so
+        page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(
+            timeout=120_000
+        )
+        page.locator(".jp-Cell .jp-InputArea-editor").first.click()
+        page.keyboard.press("Shift+Enter")
+        root = page.locator(".jp-OutputArea .ld-explorable.ld-ready")
+        root.wait_for(timeout=120_000)
+        stderr = page.locator(
+            '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+        )
+        assert stderr.count() == 0, stderr.all_inner_texts()
+        checks = json.loads(
+            page.locator(
+                ".jp-OutputArea .ld-explorable script.ld-data"
+            ).text_content()
+        )["checks"]
+        for check in checks:
+            got = root.evaluate(SET_CONTROLS, check["controls"])
+            bad = mismatches(got, check["expect"])
+            assert not bad, f"{check['controls']}: {bad}"
+        assert not errors, errors
+    finally:
+        if page is not None:
+            page.close()
+        lab.terminate()
+        lab.wait(timeout=30)
