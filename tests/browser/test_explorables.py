@@ -155,20 +155,20 @@ def test_explorable(browser, site, screenshots, lesson, lang):
                     root.screenshot(
                         path=str(folder / f"{name}__{lang}__{n}.png")
                     )
-            # the keyboard: a slider moved with the arrow keys moves the numbers
-            slider = root.locator('input[type="range"]').first
+            # the keyboard: from the first check's setting, the arrow key on the
+            # first control (a slider, or a menu) moves it and the numbers
+            root.evaluate(SET_CONTROLS, checks[0]["controls"])
+            control = root.locator('input[type="range"], select').first
             before = root.evaluate(
                 "(el) => JSON.stringify(LDExplore.read(el))"
             )
-            slider.focus()
-            value = slider.input_value()
-            page.keyboard.press(
-                "ArrowLeft"
-                if value == slider.get_attribute("max")
-                else "ArrowRight"
-            )
+            value = control.input_value()
+            control.focus()
+            page.keyboard.press("ArrowRight")
+            if control.input_value() == value:  # at the end of its range
+                page.keyboard.press("ArrowLeft")
             after = root.evaluate("(el) => JSON.stringify(LDExplore.read(el))")
-            assert slider.input_value() != value and after != before
+            assert control.input_value() != value and after != before
         assert not [u for u in stubbed if "mathjax" in u], stubbed
         assert not errors, errors
     finally:

@@ -393,8 +393,8 @@
       data.scales.length, data.scales.indexOf(1), function (i) {
         return "× " + data.scales[i];
       });
-    var pin = panel(t("input x"), 96, 96), praw = panel(t("raw responses x W"), 300, 110);
-    var pcor = panel(t("correlations with the input"), 300, 110);
+    var pin = panel(t("input x"), 96, 96), praw = panel(t("raw responses x W"), 260, 110);
+    var pcor = panel(t("correlations with the input"), 260, 110);
     [pin, praw, pcor].forEach(function (p) { f.fig.appendChild(p.box); });
     var draw = drawGrid(f.controls, side, function () {
       pick.value = String(X.shape[0]);
@@ -472,9 +472,9 @@
       update();
     });
     var pin = panel(t("input x"), 96, 96);
-    var pkey = panel(t("key h = ReLU(x W₁ + b₁)"), 220, 110);
-    var pcon = panel(t("what each unit adds: h_j W₂[j, :]"), 220, 110);
-    var pout = panel(t("class scores y = h W₂ + b₂"), 160, 110);
+    var pkey = panel(t("key h = ReLU(x W₁ + b₁)"), 180, 110);
+    var pcon = panel(t("what each unit adds: h_j W₂[j, :]"), 170, 110);
+    var pout = panel(t("class scores y = h W₂ + b₂"), 150, 110);
     [pin, pkey, pcon, pout].forEach(function (p) { f.fig.appendChild(p.box); });
     var classes = [];
     for (var c = 0; c < C; c++) classes.push(String(c));
@@ -545,9 +545,9 @@
     var posNames = [];
     for (var p = 0; p < L; p++) posNames.push(String(p));
     var pos = select(f.controls, "position", t("follow position"), posNames, data.position);
-    var pmat = panel(t("the map A (row: who reads)"), 150, 150);
-    var pgraph = panel(t("the same map as a graph"), 300, 150);
-    var pmix = panel(t("own share left after n layers"), 230, 150);
+    var pmat = panel(t("the map A (row: who reads)"), 140, 140);
+    var pgraph = panel(t("the same map as a graph"), 250, 140);
+    var pmix = panel(t("own share left after n = 1, 2, … layers: pure attention (orange), with the residual (blue)"), 200, 140);
     [pmat, pgraph, pmix].forEach(function (q) { f.fig.appendChild(q.box); });
     function update() {
       var b = data.betas[+beta.value], ww = +win.value, cz = causal.checked;
@@ -599,7 +599,7 @@
         st.delta_residual.push(dobrushin(PR, L));
       }
       clear(pmix.svg);
-      var bw = (pmix.w - 10) / n, top = 12, hh = pmix.h - 34;
+      var bw = (pmix.w - 10) / n, top = 12, hh = pmix.h - 28;
       for (k = 0; k < n; k++) {
         [["own_pure", "ld-bar ld-c2"], ["own_residual", "ld-bar"]].forEach(function (e, m) {
           var v = st[e[0]][k];
@@ -608,12 +608,10 @@
             height: Math.max(hh * v, 0.5), class: e[1],
           }, pmix.svg);
         });
-        s("text", { x: 6 + (k + 0.4) * bw, y: pmix.h - 12, "text-anchor": "middle", class: "ld-tick", text: String(k + 1) }, pmix.svg);
+        s("text", { x: 6 + (k + 0.4) * bw, y: pmix.h - 4, "text-anchor": "middle", class: "ld-tick", text: String(k + 1) }, pmix.svg);
       }
       s("line", { x1: 0, x2: pmix.w, y1: top + hh, y2: top + hh, class: "ld-axis" }, pmix.svg);
       s("text", { x: 2, y: 10, class: "ld-tick", text: "1" }, pmix.svg);
-      s("text", { x: pmix.w / 2, y: pmix.h - 1, "text-anchor": "middle", class: "ld-tick",
-        text: t("layers n: pure attention (orange), with the residual (blue)") }, pmix.svg);
       st.map = [];
       for (i = 0; i < L; i++) st.map.push(list(A.subarray(i * L, (i + 1) * L)));
       root.ldState = st;
@@ -641,7 +639,7 @@
     var beta = range(f.controls, "beta", t("inverse temperature β"), betas.length,
       Math.floor(data.betas.length / 2), function (i) { return num(betas[i], 3); });
     var query = select(f.controls, "query", t("query: the address of"), data.names, data.query);
-    var pkey = panel(t("key w = softmax(β s) over the entries (the query's own in orange)"), 300, 120);
+    var pkey = panel(t("key w = softmax(β s) over the entries (the query's own in orange)"), 250, 110);
     var pans = panel(t("answer w V"), 110, 110), pval = panel(t("stored value"), 110, 110);
     [pkey, pans, pval].forEach(function (p) { f.fig.appendChild(p.box); });
     var mean = new Float64Array(V.cols), vmax = max(V.v);
