@@ -94,6 +94,35 @@ def mismatches(got: object, want: object, path: str = "") -> list[str]:
     return []
 
 
+def _decode(a: dict):
+    import base64
+
+    import numpy as np
+
+    dtype = {"float32": "<f4", "float64": "<f8", "uint8": "u1"}[a["dtype"]]
+    raw = np.frombuffer(base64.b64decode(a["b64"]), dtype)
+    return raw.reshape(a["shape"]).astype(float) / a["scale"]
+
+
+def _drawing_reads_the_filters(root) -> None:
+    """Draw on the grid (toggle two pixels of the first digit): the page's
+    responses are those of the drawn input, x W, computed here from the data."""
+    import json
+
+    data = json.loads(root.locator("script.ld-data").text_content())["data"]
+    W, X = _decode(data["W"]), _decode(data["inputs"])
+    one = data["scales"].index(1.0)
+    root.evaluate(SET_CONTROLS, {"input": "0", "scale": str(one)})
+    x = X[0].copy()
+    for p in (0, 27):  # a corner, and a pixel near the middle
+        root.locator(".ld-pixel").nth(p).click()
+        x[p] = 0.0 if x[p] > 0 else 1.0
+    got = root.evaluate("(el) => LDExplore.read(el)")
+    assert root.locator('select[name="input"]').input_value() == str(len(X))
+    want = (x @ W)[data["probes"]].tolist()
+    assert not mismatches(got["raw_at"], want), (got["raw_at"], want)
+
+
 def built(lesson: str, prefix: str) -> Path:
     return bookconfig.built_html() / f"{prefix}{lesson}.html"
 
@@ -155,6 +184,8 @@ def test_explorable(browser, site, screenshots, lesson, lang):
                     root.screenshot(
                         path=str(folder / f"{name}__{lang}__{n}.png")
                     )
+            if root.get_attribute("data-kind") == "filter_bank":
+                _drawing_reads_the_filters(root)
             # the keyboard: from the first check's setting, the arrow key on the
             # first control (a slider, or a menu) moves it and the numbers
             root.evaluate(SET_CONTROLS, checks[0]["controls"])
