@@ -37,8 +37,14 @@ from livingdict.lookup import lookup, soft_keys
 STATIC = Path(__file__).with_name("static")
 #: the largest JSON payload one explorable may put on a page (bytes)
 MAX_PAYLOAD = 200_000
-KINDS = ("filter_bank", "mlp_lookup", "attention_mixing", "hard_soft")
-KINDS += ("hopfield",)
+#: what explore.js can draw, one kind per chapter
+KINDS = (
+    "filter_bank",
+    "mlp_lookup",
+    "attention_mixing",
+    "hard_soft",
+    "hopfield",
+)
 
 
 def encode(
