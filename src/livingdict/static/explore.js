@@ -702,7 +702,9 @@
       image(pq, query, side, -1, 1);
       image(pa, ans, side, -1, 1);
       bars(pk, key.length > 60 ? key.subarray(0, 60) : key, { max: 1, highlight: 0 });
-      root.ldState = { key_own: key[0], wrong_query: wq, wrong_answer: wa, read: list(read) };
+      root.ldState = {
+        key_own: key[0], wrong_query: wq, wrong_answer: wa, read: list(read), key: list(key),
+      };
       f.summary.textContent = fmt(t(
         "{P} patterns stored, {q} bits of the query wrong: the key puts {w} " +
         "on the right pattern and the answer has {a} wrong bits."),
