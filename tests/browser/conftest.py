@@ -11,10 +11,11 @@ runs before the book exists). Environment:
   instead of skipping.
 - ``LIVINGDICT_CHROMIUM``: the browser binary (default ``/usr/bin/chromium``; never a
   browser that a tool downloads for itself).
-- ``LIVINGDICT_MATHJAX_DIR``: a local MathJax 3 ``es5/`` folder (default
-  ``.venv/mathjax/node_modules/mathjax/es5`` when ``.ci/run`` has installed it). The
-  pages load MathJax from a CDN; the test never goes to the network, so CDN requests are
-  answered from this folder (math renders in the screenshots), else with an empty script.
+- ``LIVINGDICT_MATHJAX_DIR``: a local MathJax 3 ``es5/`` folder, for a book built with
+  MathJax from a CDN (the test never goes to the network: CDN requests are answered from
+  this folder, else with an empty script). The book itself now serves MathJax 3.2.2 from
+  its own ``_static/mathjax`` (vendored in ``book/_ext/static/mathjax``), so its pages
+  make no such request and ``tests/browser/test_explorables.py`` checks that they don't.
 """
 
 from __future__ import annotations
