@@ -44,7 +44,8 @@ TIMED  = @start=$$(date +%s); $(1) && \
 	mkdir -p _build && echo "$(2) $$(( $$(date +%s) - start ))" >> $(TIMES)
 
 .PHONY: install reader book test unit unit-all static notebooks execute conf build \
-        gettext i18n-update i18n-current browser lab bench sweep lock clean
+        gettext i18n-update i18n-current browser lab bench sweep lock clean \
+        model corpus
 
 # everything: the reader's install, then the tests' and the harness's tools
 install: $(STAMP)
@@ -155,6 +156,17 @@ i18n-current: gettext
 BROWSER_NEEDS ?= build
 browser: $(BROWSER_NEEDS)
 	LIVINGDICT_BROWSER=1 LIVINGDICT_HTML=$(CURDIR)/_build/html $(BIN)/python -m pytest -q tests/browser
+
+# The book's language model (livingdict.lm): train the two-layer model and the
+# one-layer control, deterministically on one thread (seed 0 writes
+# src/livingdict/lmdata/; another SEED only prints its numbers). `make corpus`
+# re-extracts the corpus and the vocabulary (needs Python 3.11.7).
+SEED ?= 0
+model: install
+	$(BIN)/python -m livingdict.lm_train --seed $(SEED)
+
+corpus: install
+	$(BIN)/python -c "from livingdict import lm_train; lm_train.write_corpus()"
 
 lab: reader
 	$(BIN)/jupyter lab notebooks
