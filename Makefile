@@ -30,7 +30,8 @@ PIP         := $(BIN)/python -m pip install --disable-pip-version-check
 REACHABLE    = $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=10)" 2>/dev/null
 
 .PHONY: install book test unit tests static notebooks execute conf build build-strict \
-        gettext i18n-update i18n-current browser lab bench sweep lock clean
+        gettext i18n-update i18n-current browser lab bench sweep lock clean \
+        model corpus
 
 install: $(STAMP)
 
@@ -123,6 +124,17 @@ i18n-current: gettext
 # Skips without /usr/bin/chromium unless LIVINGDICT_REQUIRE_TOOLS=1 (.ci/run sets it).
 browser: build
 	LIVINGDICT_BROWSER=1 LIVINGDICT_HTML=$(CURDIR)/_build/html $(BIN)/python -m pytest -q tests/browser
+
+# The book's language model (livingdict.lm): train the two-layer model and the
+# one-layer control, deterministically on one thread (seed 0 writes
+# src/livingdict/lmdata/; another SEED only prints its numbers). `make corpus`
+# re-extracts the corpus and the vocabulary (needs Python 3.11.7).
+SEED ?= 0
+model: install
+	$(BIN)/python -m livingdict.lm_train --seed $(SEED)
+
+corpus: install
+	$(BIN)/python -c "from livingdict import lm_train; lm_train.write_corpus()"
 
 lab: install
 	$(BIN)/jupyter lab notebooks
