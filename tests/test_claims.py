@@ -204,7 +204,7 @@ def test_registry_covers_the_spec_exactly():
     reg = claims.registry()
     if SPEC.exists():
         spec_ids = set(
-            re.findall(r"\*\*((?:C\d|B)\d*\.?\d*)\*\*", SPEC.read_text())
+            re.findall(r"\*\*((?:C\d|B|R)\d*\.?\d*)\*\*", SPEC.read_text())
         )
         assert spec_ids == set(reg)
     for cid, entry in reg.items():
