@@ -22,8 +22,22 @@ characters would make a unit's trigger context and the tokens its value
 promotes read as letters; whole words would need a vocabulary larger than
 the model. Word pieces read as words (`` the``, `` function``, ``ing``).
 
-Loading a checkpoint: :func:`load`; the analyses several lessons share are
-below it. Training lives in ``livingdict.lm_train``.
+Training (``livingdict.lm_train``, ``make model``) is plain next-token
+prediction on this text. Within its budget (4 M tokens) the model grew no
+induction head (see ``lmdata/PROVENANCE.md``): a lesson must say so.
+
+    load(which, seed)           committed models: "main", "init", "one_layer"
+    training_log(n_layers)      config, every step's loss, held-out losses
+    heldout_windows(n)          the fixed held-out sample of token windows
+    run(model, windows)         logits and the Trace, without gradients
+    mean_loss, token_losses     next-token loss (nats/token)
+    baseline_losses()           unigram and bigram on the same tokens
+    generate, samples           deterministic continuations of prompts
+    trigger_contexts(keys, …)   where an FFN unit fires, firing token marked
+    value_logits, promoted_tokens  a value row through final norm + W_U
+    repeated_random, copying_losses, head_scores  induction and copying
+    effective_units, effective_positions          how soft the keys are
+    reset(model, init, groups)  filters / values put back to their init
 """
 
 import json
