@@ -90,7 +90,11 @@ def setup(seed: int | None = None) -> int:
     # NumPy's BLAS too: on small arrays a second thread only waits (a 150 × 784
     # cosine matrix: 22-43 ms on 2 threads, 4-5 ms on 1)
     ThreadpoolController().limit(limits=torch_threads(), user_api="blas")
-    torch.use_deterministic_algorithms(True)
+    # The public torch.use_deterministic_algorithms(True) imports
+    # torch._inductor for torch.compile, which the book never uses: about one
+    # floor of every lesson (measured: 5.4-8.0 s against 0.0 s, at load 15).
+    # The flag it sets is this one.
+    torch._C._set_deterministic_algorithms(True)
     from .figure_words import enable
     from .plot import use_style
 
