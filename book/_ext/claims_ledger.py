@@ -309,6 +309,20 @@ def claim_role(
     return [claim_ref(text, text, id=text)], []
 
 
+def claim_verdict_role(
+    name, rawtext, text, lineno, inliner, options=None, content=None
+):
+    """``{claim-verdict}`R1```: the id, linked, and its registered verdict."""
+    refs, msgs = claim_role(name, rawtext, text, lineno, inliner)
+    if msgs:
+        return refs, msgs
+    return [
+        *refs,
+        nodes.Text(" "),
+        _badge(claims.registry()[text]["verdict"]),
+    ], []
+
+
 def verdict_badge_role(
     name, rawtext, text, lineno, inliner, options=None, content=None
 ):
@@ -851,6 +865,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("essay-summary", _directive("essay-summary"))
     app.add_directive("essay-checked", _directive("essay"))
     app.add_role("verdict-badge", verdict_badge_role)
+    app.add_role("claim-verdict", claim_verdict_role)
     app.connect("builder-inited", _add_static)
     app.add_css_file("book.css")
     app.connect("doctree-resolved", _resolve)
