@@ -14,7 +14,9 @@ formula on the page fails here as well as in the lesson's check.
 - 3.6: window masks and the receptive field ``1 + L(w − 1)``;
 - 3.7: the model run from its embedded input, and the affine defect that is
   zero for fixed maps;
-- 4.3: the drift of a weight matrix.
+- 4.2: values fitted to the labels by least squares;
+- 4.3: the drift of a weight matrix, snapshots and mixed reads;
+- 4.4: a feed-forward layer's slots read as attention.
 """
 
 import math
@@ -41,7 +43,9 @@ def lessons(lesson_functions):
         "c35": "03_attention/05_mixing",
         "c36": "03_attention/06_local_window",
         "c37": "03_attention/07_depth_composition",
+        "c42": "04_living_dictionary/02_soft_trained",
         "c43": "04_living_dictionary/03_living",
+        "c44": "04_living_dictionary/04_ffn_is_attention",
     }
     return {key: lesson_functions(name) for key, name in names.items()}
 
@@ -326,3 +330,41 @@ def test_drift_measures_relative_distance_from_the_start(lessons):
     w0 = torch.ones(2, 2)
     d = lessons["c43"].drift([w0, w0 * 1.5, w0 * 0 + 3, -w0])
     np.testing.assert_allclose(d, [0.0, 0.5, 2.0, 2.0])
+
+
+def test_snapshot_and_mixed_read_the_mlp(lessons):
+    c43 = lessons["c43"]
+    torch.manual_seed(0)
+    a, b = c43.mlp(6), c43.mlp(6)
+    x = torch.randn(5, 64)
+    with torch.no_grad():
+        sa, sb = c43.snapshot(a), c43.snapshot(b)
+        assert sa[0].shape == (64, 6) and sa[2].shape == (6, 10)
+        torch.testing.assert_close(c43.mixed(sa, sa, x), a(x))
+        # a's filters under b's values: b with its first layer put back to a's
+        torch.testing.assert_close(c43.mixed(sa, sb, x), c43.reset(b, a, 0)(x))
+
+
+# ---------------------------------------------------- 4.2 soft and hard keys
+def test_fit_and_read_recovers_the_class_of_one_hot_slots(lessons):
+    labels = torch.tensor([0, 1, 2, 1, 0, 2])
+    keys = torch.eye(3)[labels]  # slot j is opened by the digits of class j
+    read = lessons["c42"].fit_and_read(keys, labels, torch.eye(3))
+    assert torch.equal(read, torch.arange(3))
+
+
+# ------------------------------------------------ 4.4 an FFN is attention
+def test_ffn_slots_read_as_attention(lessons):
+    c44 = lessons["c44"]
+    torch.manual_seed(0)
+    ffn = torch.nn.Sequential(
+        torch.nn.Linear(5, 7), torch.nn.ReLU(), torch.nn.Linear(7, 3)
+    )
+    x = torch.randn(4, 5)
+    with torch.no_grad():
+        filters, b1, values, b2 = c44.slots(ffn)
+        assert filters.shape == (5, 7) and values.shape == (7, 3)
+        torch.testing.assert_close(c44.attend(x, c44.slots(ffn)), ffn(x))
+        soft = c44.attend(x, c44.slots(ffn), kernel="softmax")
+        want = torch.softmax(x @ filters + b1, -1) @ values + b2
+        torch.testing.assert_close(soft, want)
