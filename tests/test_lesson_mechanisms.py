@@ -7,7 +7,10 @@ formula on the page fails here as well as in the lesson's check.
 - 1.3: the matrix of condition number κ and the half-angle bound (it holds
   for every map and pair, and it is sharp); κ of a matrix;
 - 1.5: the iterated kernel, and the fixed point of the step kernel k₀;
-- 2.6: the width for a parameter budget;
+- 2.3: the key with its negative entries cut;
+- 2.5: the hand-built dictionary (exact, one-hot keys);
+- 2.6: the width for a parameter budget, the sawtooth built by hand and the
+  bound on one hidden layer, the shell task;
 - 3.5: lazy maps, Dobrushin's coefficient, layers to mix (a shift never
   mixes), the distance from the identity, the positions a map blends, the
   rank-one residual;
@@ -39,6 +42,8 @@ def lessons(lesson_functions):
         "c12": "01_matrix_product/02_random_weights",
         "c13": "01_matrix_product/03_similarity",
         "c16": "01_matrix_product/05_deep_kernel",
+        "c23": "02_mlp/03_activation",
+        "c25": "02_mlp/05_complete_dictionary",
         "c26": "02_mlp/06_depth",
         "c35": "03_attention/05_mixing",
         "c36": "03_attention/06_local_window",
@@ -208,6 +213,74 @@ def test_width_for_params_is_closest(lessons, d_in, d_out, layers, budget):
 
     best = min(range(1, w + 3), key=gap)
     assert gap(w) == gap(best) and (gap(w) < gap(w - 1) or w == best)
+
+
+# ------------------------------------------------------------ 2.3 activation
+def test_cutting_negative_keys(lessons):
+    from livingdict import networks
+
+    keys_cut = lessons["c23"].keys_cut
+    x = torch.randn(50, 2, generator=torch.Generator().manual_seed(0))
+    relu = networks.Ensemble([2, 5, 2], members=2, activation="relu")
+    with torch.no_grad():  # ReLU's key has no negative entry: nothing changes
+        torch.testing.assert_close(keys_cut(relu, 1, x), relu.member(1)(x))
+        tanh = networks.Ensemble([2, 5, 2], members=2, activation="tanh")
+        first, _, second = tanh.member(0)
+        key = torch.tanh(first(x))
+        assert (key < 0).any()
+        torch.testing.assert_close(
+            keys_cut(tanh, 0, x), second(key.clamp(min=0))
+        )
+
+
+# ---------------------------------------------------- 2.5 complete dictionary
+def test_exact_dictionary_returns_every_value(lessons):
+    exact_dictionary = lessons["c25"].exact_dictionary
+    g = torch.Generator().manual_seed(3)
+    stored = torch.nn.functional.normalize(
+        torch.randn(30, 8, generator=g, dtype=F64), dim=1
+    )
+    values = torch.randn(30, 4, generator=g, dtype=F64)
+    net = exact_dictionary(stored, values)
+    with torch.no_grad():
+        torch.testing.assert_close(net(stored), values)
+        keys = torch.relu(net[0](stored))
+    torch.testing.assert_close(keys, torch.eye(30, dtype=F64))
+    with pytest.raises(ValueError, match="own best match"):
+        exact_dictionary(torch.cat([stored, stored[:1]]), values[:31])
+
+
+# ---------------------------------------------------------------- 2.6 depth
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_deep_sawtooth_is_the_tent_map_composed(lessons, k):
+    c26 = lessons["c26"]
+    x = torch.rand(500, dtype=F64, generator=torch.Generator().manual_seed(k))
+    with torch.no_grad():
+        out = c26.deep_sawtooth(k)(x[:, None])[:, 0]
+    torch.testing.assert_close(out, c26.sawtooth(x, k))
+    assert c26.sawtooth(torch.tensor([0.5], dtype=F64), 1).item() == 1.0
+
+
+def test_shallow_bound_and_fit(lessons):
+    c26 = lessons["c26"]
+    assert c26.shallow_bound(6, 0) == pytest.approx(math.sqrt(1 / 12))
+    assert c26.shallow_bound(6, 32) == 0.0
+    x = torch.linspace(0, 1, 2**9 + 1, dtype=F64)
+    y = c26.sawtooth(x, 4)
+    for n in (4, 8, 16):  # no fit may beat the bound
+        with torch.no_grad():
+            rmse = (c26.shallow_fit(x, y, n)(x[:, None])[:, 0] - y).pow(2)
+        assert float(rmse.mean().sqrt()) >= c26.shallow_bound(4, n) - 1e-9
+
+
+def test_shell_labels_the_middle_half(lessons):
+    g = torch.Generator().manual_seed(0)
+    x, y = lessons["c26"].shell(4000, 8, g)
+    assert x.shape == (4000, 8) and set(y.tolist()) == {0, 1}
+    assert float(y.float().mean()) == pytest.approx(0.5, abs=0.01)
+    r2 = x.pow(2).sum(1)
+    assert r2[y == 1].min() > r2[y == 0].min()
+    assert r2[y == 1].max() < r2[y == 0].max()
 
 
 # ---------------------------------------------------------------- 3.5 mixing
