@@ -45,7 +45,7 @@ TIMED  = @start=$$(date +%s); $(1) && \
 
 .PHONY: install reader book test unit unit-all static notebooks execute conf build \
         gettext i18n-update i18n-current browser lab bench sweep lock clean \
-        model corpus
+        model corpus ja-notebooks lab-ja
 
 # everything: the reader's install, then the tests' and the harness's tools
 install: $(STAMP)
@@ -115,6 +115,16 @@ notebooks: install
 	LIVINGDICT_LEDGER=$(CURDIR)/_build/ledger.jsonl \
 	$(BIN)/python -m pytest -q --nbval-lax -n 2 --dist loadfile \
 	    -p tools.nbcache --nbcache $(CURDIR)/_build/.jupyter_cache notebooks
+	$(MAKE) --no-print-directory ja-notebooks
+	LIVINGDICT_LEDGER=$(CURDIR)/_build/ja/ledger.jsonl LIVINGDICT_FIGURES= \
+	$(BIN)/python -m pytest -q --nbval-lax \
+	    _build/ja/notebooks/00_introduction/01_three_guises.ipynb
+
+# the Japanese notebooks, made from the English ones and the catalogs
+# (book/_ext/ja_notebooks.py): _build/ja/notebooks/**.ipynb
+ja-notebooks: reader
+	$(BIN)/python book/_ext/ja_notebooks.py _build/ja >/dev/null
+	@echo "Japanese notebooks: $(CURDIR)/_build/ja/notebooks"
 
 LEDGER := $(CURDIR)/_build/ledger.jsonl
 SPHINX := $(BIN)/sphinx-build -c _build/conf -n -W --keep-going -q
@@ -171,11 +181,16 @@ corpus: install
 lab: reader
 	$(BIN)/jupyter lab notebooks
 
+# JupyterLab on the Japanese notebooks (the same code, the prose in Japanese)
+lab-ja: ja-notebooks
+	$(BIN)/jupyter lab _build/ja/notebooks
+
+# bench and sweep time what a reader runs: no second, Japanese drawing
 bench: install
-	$(BIN)/python -m tools.bench $(NB)
+	LIVINGDICT_FIGURES= $(BIN)/python -m tools.bench $(NB)
 
 sweep: install
-	$(BIN)/python -m tools.sweep --jobs $(JOBS) $(SEEDS) $(NB)
+	LIVINGDICT_FIGURES= $(BIN)/python -m tools.sweep --jobs $(JOBS) $(SEEDS) $(NB)
 
 lock: LOCK := /tmp/livingdict-lock/bin
 lock:
