@@ -63,6 +63,7 @@ def _image(self: Any, data: Any, original: Any) -> list[nodes.Element]:
         "has no translation for": meta.get("missing", []),
         "still draws English": meta.get("english", []),
         "was drawn before its translation changed:": changed,
+        "was drawn with warnings:": meta.get("warnings", []),
     }
     for what, items in problems.items():
         if items:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -207,7 +208,11 @@ def translated_png(
             _set_labels(axis, {k: swap(str(v)) for k, v in labels.items()})
             for label in axis.get_ticklabels():
                 label.set_fontfamily([FONT, *label.get_fontfamily()])
-        png = print_png(fig)
+        # a glyph the font lacks is a defect of the drawing: reported (the
+        # book's build fails on it), not printed to the page's stderr
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            png = print_png(fig)
         drawn = [t for t, _, _ in saved]
         drawn += [lab for axis, _ in ticks for lab in axis.get_ticklabels()]
         shown = [t.get_text() for t in drawn]
@@ -221,6 +226,7 @@ def translated_png(
         "used": used,
         "missing": list(dict.fromkeys(missing)),
         "english": [d for d in shown if english(d)],
+        "warnings": sorted({str(w.message) for w in caught}),
     }
     return png, report
 
