@@ -89,12 +89,14 @@ def _image(self: Any, data: Any, original: Any) -> list[nodes.Element]:
             h,
             location=(env.docname, data.line),
         )
-    ja = base64.b64decode(meta["ja"])
-    name = hashlib.sha256(ja).hexdigest() + ".png"
-    uri = self.write_file([name], ja, overwrite=False, exists_ok=True)
+    uri = None
+    if meta.get("words"):  # a figure without words is the same drawing
+        ja = base64.b64decode(meta["ja"])
+        name = hashlib.sha256(ja).hexdigest() + ".png"
+        uri = self.write_file([name], ja, overwrite=False, exists_ok=True)
     for node in out:
         if isinstance(node, nodes.image):
-            node["uri"] = uri
+            node["uri"] = uri or node["uri"]
             node["classes"].append("figure-ja")
     return out
 

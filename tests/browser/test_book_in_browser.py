@@ -154,6 +154,7 @@ FIGURES_JS = """(imgs) => imgs.map((i) => {
                   || i.naturalWidth;
     return {alt: i.getAttribute('alt'), caption: cap ? cap.textContent.trim() : '',
             width: i.complete ? i.naturalWidth : 0,
+            src: i.getAttribute('src') || '', ja: i.classList.contains('figure-ja'),
             scale: drawn ? i.getBoundingClientRect().width / drawn : 0};
 })"""
 #: every code block, folded ones opened, that is wider than its box
@@ -457,6 +458,25 @@ def test_japanese_lesson_is_in_japanese(reports, page):
         f"{len(english)} of {len(prose)} paragraphs have no Japanese: "
         f"{english[0][:80]!r}"
     )
+
+
+@pytest.mark.parametrize("page", JA_LESSONS)
+def test_japanese_figures_are_the_japanese_drawings(reports, page):
+    """Every figure of a Japanese lesson is its Japanese drawing (class
+    figure-ja, from book/_ext/ja_figures.py: the build has already refused
+    a word without translation, an English word left or a figure grown past
+    its canvas), not the English image."""
+    ja = reports(page).figures
+    en = {
+        f["src"].rsplit("/", 1)[-1]
+        for f in reports(_counterpart(page)).figures
+    }
+    english = [n for n, f in enumerate(ja, 1) if not f["ja"]]
+    assert not english, f"figures {english} are drawn in English"
+    same = [
+        n for n, f in enumerate(ja, 1) if f["src"].rsplit("/", 1)[-1] in en
+    ]
+    assert not same, f"figures {same} are the English edition's images"
 
 
 def test_japanese_text_has_a_japanese_font():
