@@ -77,6 +77,10 @@ def test_the_japanese_drawing_swaps_every_word_and_restores_them(fig):
     assert [t.get_text() for t in fw.texts(fig)] == before
     ticks = [t.get_text() for t in fig.axes[1].get_xticklabels()]
     assert ticks == ["trained", "untrained"]
+    families = {
+        f for t in fig.axes[1].get_xticklabels() for f in t.get_fontfamily()
+    }
+    assert fw.FONT not in families  # the English drawing keeps its font
 
 
 def test_a_word_without_translation_is_reported_and_drawn_english(fig):

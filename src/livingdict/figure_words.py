@@ -206,8 +206,7 @@ def translated_png(
             t.set_fontfamily([FONT, *family])
         for axis, labels in ticks:
             _set_labels(axis, {k: swap(str(v)) for k, v in labels.items()})
-            for label in axis.get_ticklabels():
-                label.set_fontfamily([FONT, *label.get_fontfamily()])
+            _tick_fonts(axis, lambda family: [FONT, *family])
         # a glyph the font lacks is a defect of the drawing: reported (the
         # book's build fails on it), not printed to the page's stderr
         with warnings.catch_warnings(record=True) as caught:
@@ -222,6 +221,7 @@ def translated_png(
             t.set_fontfamily(family)
         for axis, labels in ticks:
             _set_labels(axis, labels)
+            _tick_fonts(axis, lambda family: [f for f in family if f != FONT])
     report = {
         "used": used,
         "missing": list(dict.fromkeys(missing)),
@@ -229,6 +229,14 @@ def translated_png(
         "warnings": sorted({str(w.message) for w in caught}),
     }
     return png, report
+
+
+def _tick_fonts(axis: Any, change: Callable[[list[str]], list[str]]) -> None:
+    """Change the font family of every tick label of an axis (new ticks copy
+    the first one's, so all of them, major and minor)."""
+    for tick in [*axis.majorTicks, *axis.minorTicks]:
+        for label in (tick.label1, tick.label2):
+            label.set_fontfamily(change(list(label.get_fontfamily())))
 
 
 def png_size(png: bytes) -> tuple[int, int]:
