@@ -81,6 +81,9 @@ def test_the_japanese_drawing_swaps_every_word_and_restores_them(fig):
         f for t in fig.axes[1].get_xticklabels() for f in t.get_fontfamily()
     }
     assert fw.FONT not in families  # the English drawing keeps its font
+    import matplotlib as mpl
+
+    assert fw.FONT not in mpl.rcParams["font.family"]  # nor do later ones
 
 
 def test_a_word_without_translation_is_reported_and_drawn_english(fig):

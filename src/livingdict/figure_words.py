@@ -203,7 +203,7 @@ def translated_png(
     try:
         for t, text, family in saved:
             t.set_text(swap(text))
-            t.set_fontfamily([FONT, *family])
+            t.set_fontfamily([FONT, *family, "DejaVu Sans"])
         for axis, labels in ticks:
             _set_labels(axis, {k: swap(str(v)) for k, v in labels.items()})
             _tick_fonts(axis, lambda family: [FONT, *family])
@@ -248,12 +248,18 @@ def png_size(png: bytes) -> tuple[int, int]:
 
 @lru_cache(maxsize=1)
 def _font() -> None:
-    from importlib.resources import files
+    """Register IPAexGothic from matplotlib-fontja's folder, without
+    importing the package: its import sets ``rcParams["font.family"]`` for
+    every figure, the English ones too."""
+    from importlib.util import find_spec
 
     from matplotlib import font_manager
 
-    path = files("matplotlib_fontja") / "fonts" / "ipaexg.ttf"
-    font_manager.fontManager.addfont(str(path))
+    spec = find_spec("matplotlib_fontja")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError("matplotlib-fontja is not installed (the book extra)")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    font_manager.fontManager.addfont(str(folder / "fonts" / "ipaexg.ttf"))
 
 
 def catalog(po: Path) -> dict[str, str]:
