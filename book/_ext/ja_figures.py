@@ -56,12 +56,15 @@ def _image(self: Any, data: Any, original: Any) -> list[nodes.Element]:
     if (env.config.language or "en").split("_")[0] != "ja":
         return out
     where = f"{env.docname} (line {data.line})"
-    from livingdict.figure_words import stale
+    from livingdict.figure_words import english, stale
 
     changed = stale(meta, _messages(env))
     problems = {
         "has no translation for": meta.get("missing", []),
-        "still draws English": meta.get("english", []),
+        # judged again with the names the package keeps now
+        "still draws English": [
+            d for d in meta.get("english", []) if english(d)
+        ],
         "was drawn before its translation changed:": changed,
         "was drawn with warnings:": meta.get("warnings", []),
     }

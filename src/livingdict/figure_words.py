@@ -48,7 +48,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}")
 KEEP = frozenset(
     """ReLU tanh softmax MNIST MLP MLPs FFN FFNs XOR dict GPT BPE PyTorch
     torch Hopfield Dobrushin Kaczmarz Gaussian Attention QKᵀ sin cos exp log
-    max min argmax rms RMS ReLUs lookup Telgarsky Cho Saul Geva""".split()
+    max min argmax rms RMS ReLUs lookup Telgarsky Cho Saul Geva act relu out
+    float Baum""".split()
 )
 #: The font of the Japanese drawings (IPAexGothic, from matplotlib-fontja:
 #: the same file on every machine, so every build draws the same pixels).
