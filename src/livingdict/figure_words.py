@@ -305,7 +305,10 @@ def install(shell: Any, messages: Mapping[str, str]) -> None:
     from IPython.core.pylabtools import print_figure, retina_figure
 
     def png(fig: Figure) -> tuple[str, dict[str, Any]] | None:
-        shown = retina_figure(fig, base64=True)
+        # the English drawing's font warnings go to the report, not stderr
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            shown = retina_figure(fig, base64=True)
         if shown is None:  # a figure without axes draws nothing
             return None
         data, md = shown
@@ -322,6 +325,7 @@ def install(shell: Any, messages: Mapping[str, str]) -> None:
             "size": png_size(base64.b64decode(data)),
             "size_ja": png_size(ja),
             **report,
+            "warnings_en": sorted({str(w.message) for w in caught}),
         }
         return data, md
 
