@@ -127,3 +127,25 @@ def test_a_deleted_ledger_sends_the_lessons_back_to_execution(
         "".join(json.dumps({"id": cid}) + "\n" for cid in claims.registry())
     )
     assert nbcache.unrecorded(root) == set()
+
+
+def test_a_lesson_drawn_before_its_translation_changed_runs_again(
+    tmp_path, capsys, monkeypatch
+):
+    """The Japanese build refuses a figure drawn with an old translation:
+    ``execute`` sends such a cached lesson back to execution."""
+    from livingdict import figure_words
+    from tools import nbcache
+
+    lessons = tmp_path / "notebooks" / "00_x"
+    lessons.mkdir(parents=True)
+    notebook(lessons / "01_good.ipynb", "print(6 * 7)")
+    cache_dir = tmp_path / "cache"
+    assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 0
+    assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 0
+    assert "0 of 1 lessons to execute" in capsys.readouterr().out
+    monkeypatch.setattr(
+        figure_words, "stale_notebook", lambda nb, folder: ["trained"]
+    )
+    assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 0
+    assert "1 of 1 lessons to execute" in capsys.readouterr().out

@@ -144,6 +144,26 @@ def unrecorded(root: Path) -> set[Path]:
     }
 
 
+def drawn_stale(cache: Any, paths: list[Path]) -> set[Path]:
+    """The cached lessons whose Japanese figures were drawn before their
+    words' translation changed (``figure_words.stale_notebook``): the
+    Japanese build refuses them, so they run again."""
+    from livingdict.figure_words import stale_notebook
+
+    found = set()
+    for path in paths:
+        try:
+            record = cache.get_cached_project_nb(str(path))
+            if record is None:
+                continue
+            nb = cache.get_cache_bundle(record.pk).nb
+        except KeyError:  # no usable cached copy: it runs anyway
+            continue
+        if stale_notebook(nb, path.parent):
+            found.add(path.resolve())
+    return found
+
+
 def execute(
     root: Path, cache_dir: Path, timeout: int = 600, jobs: int = 2
 ) -> int:
@@ -167,6 +187,7 @@ def execute(
         if str(path) not in known:
             cache.add_nb_to_project(str(path))
     stale = unrecorded(root) & {p.resolve() for p in paths}
+    stale |= drawn_stale(cache, paths)
     for path in sorted(stale):
         if (record := cache.get_cached_project_nb(str(path))) is not None:
             cache.remove_cache(record.pk)  # so it runs and writes its line
