@@ -129,6 +129,18 @@ def test_a_linked_term_keeps_its_japanese_name(tmp_path):
     assert [e.split(":")[0] for e in errors] == ["terminology", "terminology"]
 
 
+def test_the_essays_names_only_in_quotation(tmp_path):
+    assert i18n_check.essay_names("エッセイの「Attention weight map」") == []
+    assert i18n_check.essay_names("学習済みのAttention weight map") == [
+        "Attention weight map → Attentionマップ"
+    ]
+    entry = 'msgid "A causal mask."\nmsgstr "causal attention mask。"\n'
+    errors, _, _ = i18n_check.check(
+        catalogs(tmp_path, entry), "ja", None, False
+    )
+    assert [e.split(":")[0] for e in errors] == ["essay's name"]
+
+
 def test_the_term_list_gives_both_names_for_every_term():
     import terms
 

@@ -24,7 +24,10 @@ Babel (``babel.messages.pofile.read_po``; no other library). Fails (exit 1) on:
 * **placeholders**: a ``{name}`` of a ``claims`` message missing from its translation;
 * **terminology**: a glossary term linked in the English (``{term}`filter```)
   must be linked in the translation under its Japanese name from the one term
-  list, ``book/terms.yml`` (``{term}`フィルター <filter>```).
+  list, ``book/terms.yml`` (``{term}`フィルター <filter>```);
+* **essay's names**: the essay's own English names (「Attention weight map」,
+  「causal attention mask」) only inside 「…」, where the essay is quoted;
+  elsewhere the book's terms (Attentionマップ, 因果マスク).
 
 ``--allow-untranslated`` reports untranslated entries without failing (while a
 translation is in progress); ``--stats`` prints the message count of every catalog.
@@ -45,6 +48,22 @@ ROLE = re.compile(r"\{(?P<role>[\w:+-]+)\}`(?P<body>[^`]*)`")
 LINK = re.compile(r"\]\((?P<url>[^)\s]+)\)")
 MATH = re.compile(r"(?<![\\$])\$(?P<m>[^$]+)\$")
 BRACE = re.compile(r"\{(\w+)\}")
+#: The essay's English names, quoted as 「…」; the book's Japanese term else.
+ESSAY_NAMES = {
+    "Attention weight map": "Attentionマップ",
+    "causal attention mask": "因果マスク",
+}
+QUOTED = re.compile(r"「[^」]*」")
+
+
+def essay_names(msgstr: str) -> list[str]:
+    """The essay's names that ``msgstr`` uses outside a 「quotation」."""
+    bare = QUOTED.sub("", msgstr).lower()
+    return [
+        f"{name} → {ja}"
+        for name, ja in ESSAY_NAMES.items()
+        if name.lower() in bare
+    ]
 
 
 def load(path: Path, locale: str | None = None):
@@ -141,6 +160,10 @@ def check(
                 for term in terminology(m.id, m.string, names):
                     errors.append(
                         f"terminology: {where}: name the term {term}"
+                    )
+                for name in essay_names(m.string) if lang == "ja" else ():
+                    errors.append(
+                        f"essay's name: {where}: outside 「」 say {name}"
                     )
                 if domain == "claims" and set(BRACE.findall(m.id)) != set(
                     BRACE.findall(m.string)
