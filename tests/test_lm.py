@@ -12,10 +12,18 @@ import torch.nn.functional as F
 from livingdict import lm, lm_train
 from livingdict.lookup import lookup
 
+#: Every committed model's record: (which, seed).
+RECORDS = [(w, s) for s in lm.TRAINING_SEEDS for w in lm.COMMITTED[s]]
+
+
+def record_of(which, seed):
+    n_layers, curriculum = lm.MODELS[which]
+    return lm.training_log(n_layers, seed, curriculum)
+
 
 @pytest.fixture(scope="module")
 def model():
-    return lm.load()
+    return lm.load("main", seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -28,36 +36,86 @@ def traced(model, windows):
     return lm.run(model, windows)
 
 
-def test_provenance_first_steps_match_the_log():
-    """Training from the committed config reproduces the logged losses."""
-    record = lm.training_log()
+@pytest.mark.parametrize(("which", "seed"), RECORDS)
+def test_provenance_first_steps_match_the_log(which, seed):
+    """Training from each record's config reproduces its logged losses and
+    its initial weights; the config is what ``make model`` trains."""
+    record = record_of(which, seed)
     cfg = lm_train.TrainConfig.from_json(record["config"])
+    assert cfg == lm_train.run_config(which, seed)
     start = time.perf_counter()
-    _, init, log = lm_train.train(cfg, steps=4)
+    _, init, log = lm_train.train(cfg, steps=3)
     assert time.perf_counter() - start < 30
     torch.testing.assert_close(
         torch.tensor(log["loss"]),
-        torch.tensor(record["loss"][:4]),
+        torch.tensor(record["loss"][:3]),
         rtol=1e-4,
         atol=1e-4,
     )
     assert log["heldout"][0] == pytest.approx(record["heldout"][0], 1e-4)
-    # the committed initial weights are this config's initial weights
-    committed = lm.load("init").state_dict()
-    for k, v in init.items():
-        torch.testing.assert_close(committed[k], v.half().float())
+    assert log["copying"][0] == pytest.approx(record["copying"][0], 1e-4)
+    # the initial weights are the logged ones, and lm.initial_model
+    # (what lm.load("init") returns) regenerates them
+    assert lm.state_digest(init) == record["sha256"]["init"]
+    regenerated = lm.initial_model(cfg.model, seed).state_dict()
+    assert lm.state_digest(regenerated) == record["sha256"]["init"]
 
 
-def test_committed_files_are_the_logged_ones():
-    for n_layers in (2, 1):
-        record = lm.training_log(n_layers)
-        for f in record["sha256"]:
-            name = lm.checkpoint_name(n_layers)
-            path = lm.DATA / (
-                f"{name}-init.pt" if f == "init" else f"{name}.pt"
-            )
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            assert digest == record["sha256"][f], path.name
+def test_init_is_the_main_models_start():
+    init = lm.load("init", seed=1)
+    assert (
+        lm.state_digest(init.state_dict())
+        == (record_of("main", 1)["sha256"]["init"])
+    )
+
+
+@pytest.mark.parametrize("seed", lm.TRAINING_SEEDS)
+def test_committed_files_are_the_logged_ones(seed):
+    """Each committed checkpoint is the file its run wrote (its SHA-256),
+    and measures what its run reported (held-out loss, copying)."""
+    assert set(lm.COMMITTED) == set(lm.TRAINING_SEEDS)
+    for which in lm.COMMITTED[seed]:
+        record = record_of(which, seed)
+        n_layers, curriculum = lm.MODELS[which]
+        path = lm.DATA / f"{lm.checkpoint_name(n_layers, seed, curriculum)}.pt"
+        if which not in lm_train.COMMITTED_WEIGHTS:
+            assert "weights" not in record["sha256"] and not path.exists()
+            continue
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert digest == record["sha256"]["weights"], path.name
+        m = lm.load(which, seed=seed)
+        report = record["report"]
+        loss = lm.mean_loss(m, lm.heldout_windows())
+        assert loss == pytest.approx(report["heldout_loss"], rel=1e-4)
+        first, second = lm.copying_losses(m, lm.repeated_random())
+        assert first == pytest.approx(report["first_repeat_loss"], rel=1e-4)
+        assert second == pytest.approx(report["second_repeat_loss"], rel=1e-4)
+
+
+def test_pack_rounds_each_row_to_int8():
+    state = {
+        "w": torch.randn(5, 7),
+        "b": torch.randn(7),
+        "z": torch.zeros(2, 3),
+    }
+    packed = lm.pack(state)
+    assert packed["w"].dtype == torch.int8 and packed["b"].dtype == torch.half
+    out = lm.unpack(packed)
+    assert set(out) == set(state)
+    step = state["w"].abs().amax(1, keepdim=True) / 127
+    assert ((out["w"] - state["w"]).abs() <= step * 0.51).all()
+    torch.testing.assert_close(out["z"], state["z"])
+
+
+def test_training_seed_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("LIVINGDICT_TRAINING_SEED", "2")
+    assert lm.training_seed() == 2
+    assert lm.training_log()["config"]["seed"] == 2
+    monkeypatch.setenv("LIVINGDICT_TRAINING_SEED", "7")
+    with pytest.raises(ValueError, match="TRAINING_SEED"):
+        lm.training_seed()
+    monkeypatch.delenv("LIVINGDICT_TRAINING_SEED")
+    assert lm.training_seed() == 0
 
 
 def test_ffn_is_a_lookup_of_its_dictionary(model):
@@ -207,10 +265,7 @@ def test_head_scores_and_copying(model):
         key[:, t, t - 19].mean().item(), rel=1e-5
     )
     # the logged report is what the committed checkpoint measures
-    report = lm.training_log()["report"]
-    first, second = lm.copying_losses(model, lm.repeated_random())
-    assert first == pytest.approx(report["first_repeat_loss"], rel=1e-4)
-    assert second == pytest.approx(report["second_repeat_loss"], rel=1e-4)
+    report = lm.training_log(2, 0)["report"]
     full = lm.head_scores(model, lm.repeated_random())
     assert full.induction.max() == pytest.approx(
         report["induction_score"], rel=1e-4
@@ -254,7 +309,7 @@ def test_effective_numbers_lie_in_range(model, traced):
 
 
 def test_reset_puts_back_only_the_named_groups(model):
-    init = lm.load("init")
+    init = lm.load("init", seed=0)
     out = lm.reset(model, init, ["ffn_filters", "attn_values"], layers=[1])
     s, m, i = out.state_dict(), model.state_dict(), init.state_dict()
     for k in s:

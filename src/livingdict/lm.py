@@ -24,9 +24,11 @@ the model. Word pieces read as words (`` the``, `` function``, ``ing``).
 
 Training (``livingdict.lm_train``, ``make model``) is plain next-token
 prediction on this text. Within its budget (4 M tokens) the model grew no
-induction head (see ``lmdata/PROVENANCE.md``): a lesson must say so.
+induction head, nor did it with a quarter of its windows replaced by
+repeated random token spans (the ``"repeats"`` models; see
+``lmdata/PROVENANCE.md``): a lesson must say so.
 
-    load(which, seed)           committed models: "main", "init", "one_layer"
+    load(which, seed)           committed models: "main", "init", "repeats"
     training_log(n_layers)      config, every step's loss, held-out losses
     heldout_windows(n)          the fixed held-out sample of token windows
     run(model, windows)         logits and the Trace, without gradients
@@ -40,9 +42,11 @@ induction head (see ``lmdata/PROVENANCE.md``): a lesson must say so.
     reset(model, init, groups)  filters / values put back to their init
 """
 
+import hashlib
 import json
 import lzma
 import math
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -386,25 +390,119 @@ class LM(nn.Module):
         return (logits, tr) if trace else logits
 
 
-def checkpoint_name(n_layers: int = 2, seed: int = 0) -> str:
-    """File stem of a committed model, e.g. ``lm-2layer-seed0``."""
-    return f"lm-{n_layers}layer-seed{seed}"
+#: The training seeds whose models are committed (``make model SEED=…``).
+TRAINING_SEEDS = (0, 1, 2)
+#: What :func:`load` can load: ``(layers, curriculum)``; ``"init"`` is not a
+#: file but the main model's initial weights, regenerated from its seed.
+MODELS = {
+    "main": (2, ""),
+    "one_layer": (1, ""),
+    "repeats": (2, "repeats"),
+    "one_layer_repeats": (1, "repeats"),
+}
 
 
-def load(which: str = "main", seed: int = 0) -> LM:
-    """A committed model in eval mode, float32: ``"main"`` (two layers),
-    ``"init"`` (the main model's initial weights) or ``"one_layer"``."""
-    names = {
-        "main": checkpoint_name(2, seed),
-        "init": checkpoint_name(2, seed) + "-init",
-        "one_layer": checkpoint_name(1, seed),
+#: The models whose records are committed, per training seed: the copying
+#: curriculum's two (``"repeats"``, ``"one_layer_repeats"``) for seed 0 only,
+#: where it failed to grow an induction head (``lmdata/PROVENANCE.md``);
+#: ``make model SEED=…`` trains all four.
+COMMITTED = {
+    0: ("main", "one_layer", "repeats", "one_layer_repeats"),
+    1: ("main", "one_layer"),
+    2: ("main", "one_layer"),
+}
+
+
+def training_seed() -> int:
+    """The training seed lessons load: ``$LIVINGDICT_TRAINING_SEED``, else
+    0 (one of ``TRAINING_SEEDS``)."""
+    env = os.environ.get("LIVINGDICT_TRAINING_SEED", "").strip() or "0"
+    if not env.isdigit() or int(env) not in TRAINING_SEEDS:
+        raise ValueError(
+            f"LIVINGDICT_TRAINING_SEED must be one of {TRAINING_SEEDS}, "
+            f"got {env!r}"
+        )
+    return int(env)
+
+
+def checkpoint_name(
+    n_layers: int = 2, seed: int = 0, curriculum: str = ""
+) -> str:
+    """File stem of a trained model, e.g. ``lm-2layer-seed0`` or, trained
+    with repeated random sequences mixed in, ``lm-2layer-seed0-repeats``."""
+    return f"lm-{n_layers}layer-seed{seed}" + (
+        f"-{curriculum}" if curriculum else ""
+    )
+
+
+def pack(state: dict[str, Tensor]) -> dict[str, Tensor]:
+    """The committed form of a state dict (about 1 byte per weight): each
+    matrix row ``w`` as int8 ``q = round(127 w / max|w|)`` with its scale
+    ``max|w| / 127`` in float16 (under ``name + ".scale"``); vectors in
+    float16. :func:`unpack` inverts it up to that rounding."""
+    out = {}
+    for k, v in state.items():
+        v = v.detach().float()
+        if v.ndim == 2:
+            scale = (v.abs().amax(1, keepdim=True) / 127).half()
+            scale = torch.where(scale > 0, scale, torch.ones_like(scale))
+            out[k] = torch.round(v / scale.float()).clamp(-127, 127)
+            out[k] = out[k].to(torch.int8)
+            out[k + ".scale"] = scale
+        else:
+            out[k] = v.half()
+    return out
+
+
+def unpack(packed: dict[str, Tensor]) -> dict[str, Tensor]:
+    """A float32 state dict from :func:`pack`'s form: ``q · scale``."""
+    return {
+        k: v.float() * packed[k + ".scale"].float()
+        if k + ".scale" in packed
+        else v.float()
+        for k, v in packed.items()
+        if not k.endswith(".scale")
     }
-    if which not in names:
-        raise ValueError(f"load: which must be one of {sorted(names)}")
-    path = DATA / f"{names[which]}.pt"
+
+
+def initial_model(cfg: "LMConfig", seed: int) -> LM:
+    """The weights training starts from, regenerated: ``LM(cfg)`` right
+    after ``torch.manual_seed(seed)``, as ``lm_train.train`` builds it
+    (the global random state is left as it was)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return LM(cfg).eval()
+
+
+def state_digest(state: dict[str, Tensor]) -> str:
+    """SHA-256 of a state dict: each name (sorted) and its values as
+    little-endian float32 bytes. The same on every machine."""
+    h = hashlib.sha256()
+    for k in sorted(state):
+        h.update(k.encode())
+        h.update(state[k].detach().float().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
+def load(which: str = "main", seed: int | None = None) -> LM:
+    """A trained model in eval mode, float32: ``"main"`` (two layers),
+    ``"init"`` (the main model's initial weights, regenerated from its
+    seed), ``"one_layer"``, and the two trained with repeated random
+    sequences mixed into the text, ``"repeats"`` and
+    ``"one_layer_repeats"``. ``seed`` defaults to :func:`training_seed`."""
+    seed = training_seed() if seed is None else seed
+    if which == "init":
+        cfg = training_log(2, seed)["config"]
+        return initial_model(LMConfig(**cfg["model"]), cfg["seed"])
+    if which not in MODELS:
+        raise ValueError(
+            f"load: which must be one of {sorted([*MODELS, 'init'])}"
+        )
+    layers, curriculum = MODELS[which]
+    path = DATA / f"{checkpoint_name(layers, seed, curriculum)}.pt"
     if not path.exists():
         raise ValueError(f"load: no checkpoint {path.name} (make model)")
-    state = torch.load(path, weights_only=True)
+    state = unpack(torch.load(path, weights_only=True))
     n_layers = 1 + max(
         int(k.split(".")[1]) for k in state if k.startswith("blocks.")
     )
@@ -412,13 +510,19 @@ def load(which: str = "main", seed: int = 0) -> LM:
         context=state["pos_embed.weight"].shape[0], n_layers=n_layers
     )
     model = LM(cfg)
-    model.load_state_dict({k: v.float() for k, v in state.items()})
+    model.load_state_dict(state)
     return model.eval()
 
 
-def training_log(n_layers: int = 2, seed: int = 0) -> dict:
-    """The committed JSON record: config, losses, baselines, report."""
-    path = DATA / f"{checkpoint_name(n_layers, seed)}.json"
+def training_log(
+    n_layers: int = 2, seed: int | None = None, curriculum: str = ""
+) -> dict:
+    """The JSON record a training run wrote: config, every step's loss,
+    held-out and copying losses during training, baselines, report."""
+    seed = training_seed() if seed is None else seed
+    path = DATA / f"{checkpoint_name(n_layers, seed, curriculum)}.json"
+    if not path.exists():
+        raise ValueError(f"training_log: no record {path.name} (make model)")
     return json.loads(path.read_text())
 
 

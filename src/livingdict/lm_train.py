@@ -12,6 +12,7 @@ import hashlib
 import json
 import lzma
 import math
+import multiprocessing
 import re
 import sys
 import sysconfig
@@ -185,10 +186,9 @@ class TrainConfig:
     """Everything that decides the weights (with the corpus and vocab).
 
     ``repeat_fraction > 0`` mixes in a copying curriculum
-    (:func:`repeat_spans`); it is off: half of each batch repeated for 3000
-    steps grew no induction head either (second repeat 11.23 against 11.37
-    nats, best induction score 0.016) and cost held-out loss (3.96 against
-    3.79), see ``lmdata/PROVENANCE.md``."""
+    (:func:`repeat_spans`), used by the ``"repeats"`` models only (see
+    :data:`REPEAT_FRACTION`); within this budget it grew no induction head
+    either, see ``lmdata/PROVENANCE.md``."""
 
     seed: int = 0
     model: lm.LMConfig = field(default_factory=lm.LMConfig)
@@ -221,9 +221,10 @@ def repeat_spans(
     batch: Tensor, cfg: "TrainConfig", gen: torch.Generator
 ) -> Tensor:
     """The copying curriculum: the first ``round(repeat_fraction · B)``
-    windows of a batch become a span of their own text, ``ℓ`` tokens
-    (``ℓ`` uniform in ``[repeat_min, repeat_max]``), repeated to fill the
-    window: ``s s s …``. The rest stay plain text."""
+    windows of a batch become ``ℓ`` uniformly random token ids (``ℓ``
+    uniform in ``[repeat_min, repeat_max]``), repeated to fill the window:
+    ``s s s …``. The rest stay plain text. Nothing in a random span can be
+    predicted but by copying it from earlier in the window."""
     batch = batch.clone()
     k = round(cfg.repeat_fraction * batch.shape[0])
     lengths = torch.randint(
@@ -231,7 +232,8 @@ def repeat_spans(
     )
     span = batch.shape[1]
     for i, n in enumerate(lengths.tolist()):
-        batch[i] = batch[i, :n].repeat(-(-span // n))[:span]
+        seq = torch.randint(cfg.model.vocab_size, (n,), generator=gen)
+        batch[i] = seq.repeat(-(-span // n))[:span]
     return batch
 
 
@@ -261,7 +263,7 @@ def _optimizer(model: lm.LM, cfg: TrainConfig) -> torch.optim.AdamW:
 def train(
     cfg: TrainConfig,
     steps: int | None = None,
-    progress: bool = False,
+    progress: str = "",
 ) -> tuple[lm.LM, dict, dict]:
     """Train one model from ``cfg``; returns ``(model, init_state, log)``.
 
@@ -270,13 +272,13 @@ def train(
     with ``seed``) and takes one AdamW step on the mean next-token
     cross-entropy. ``steps`` stops early (the provenance test); the
     schedule is still the one of ``cfg.steps``. ``log["loss"]`` holds every
-    step's training loss, ``log["heldout"]`` the held-out loss every
-    ``eval_every`` steps.
+    step's training loss, ``log["heldout"]`` the held-out loss and
+    ``log["copying"]`` the two repeats' losses every ``eval_every`` steps.
+    A non-empty ``progress`` prints a line with that label as it goes.
     """
     torch.set_num_threads(cfg.threads)
     torch._C._set_deterministic_algorithms(True)
-    torch.manual_seed(cfg.seed)
-    model = lm.LM(cfg.model)
+    model = lm.initial_model(cfg.model, cfg.seed)
     init = {k: v.clone() for k, v in model.state_dict().items()}
     data = lm.tokens("train")
     heldout = lm.heldout_windows()
@@ -311,7 +313,7 @@ def train(
         log["loss"].append(round(loss.item(), 6))
         if progress and step % cfg.eval_every == 0:
             print(
-                f"step {step:>5}/{n_steps}  loss {loss.item():.3f}  "
+                f"{progress} step {step:>5}/{n_steps}  loss {loss.item():.3f} "
                 f"held-out {log['heldout'][-1][1]:.3f}  copying "
                 f"{log['copying'][-1][1]:.2f} -> {log['copying'][-1][2]:.2f}"
                 f"  ({time.perf_counter() - start:.0f} s, "
@@ -324,10 +326,6 @@ def train(
     log["seconds"] = round(time.perf_counter() - start, 1)
     model.eval()
     return model, init, log
-
-
-def _half(state: dict) -> dict:
-    return {k: v.detach().to(torch.float16) for k, v in state.items()}
 
 
 def _sha(path: Path) -> str:
@@ -351,56 +349,100 @@ def report(model: lm.LM) -> dict:
     }
 
 
+#: The repeated share of each batch for the models trained with the copying
+#: curriculum (``lm.MODELS``' ``"repeats"``): a quarter of the windows.
+REPEAT_FRACTION = 0.25
+#: Which trained models are committed with their weights; the one-layer
+#: controls are committed as their records only (lessons compare with their
+#: logged held-out loss, copying losses and head scores, which ``report``
+#: measured on the weights as packed), to keep ``lmdata/`` near 6 MB.
+COMMITTED_WEIGHTS = ("main", "repeats")
+
+
+def run_config(which: str, seed: int, **changes) -> TrainConfig:
+    """The config ``make model`` trains ``which`` (a key of ``lm.MODELS``)
+    with: the defaults, its number of layers, and for the ``repeats``
+    curriculum ``repeat_fraction = REPEAT_FRACTION``."""
+    n_layers, curriculum = lm.MODELS[which]
+    base = {"repeat_fraction": REPEAT_FRACTION} if curriculum else {}
+    cfg = TrainConfig(
+        seed=seed,
+        model=lm.LMConfig(n_layers=n_layers),
+        **(base | changes),
+    )
+    return TrainConfig.from_json(asdict(cfg))  # as the record stores it
+
+
+def _train_one(job: tuple[str, dict]) -> dict:
+    # one training run in a worker process: the packed weights (as
+    # committed), the initial weights' digest, the log and the report
+    which, cfg_json = job
+    cfg = TrainConfig.from_json(cfg_json)
+    model, init, log = train(cfg, progress=which)
+    packed = lm.pack(model.state_dict())
+    model.load_state_dict(lm.unpack(packed))  # measured as committed
+    return {
+        "which": which,
+        "packed": packed,
+        "init": lm.state_digest(init),
+        "log": log,
+        "report": report(model),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
-    """``make model [SEED=…]``: train the main model and the one-layer
-    control; seed 0 writes them to ``lmdata/``, other seeds print only."""
+    """``make model [SEED=…]``: train, for one seed, the main model, the
+    one-layer control, and both again with the copying curriculum, two at
+    a time (``--jobs``, one thread each), and write them to ``--out``
+    (default ``lmdata/``): weights (:func:`lm.pack`) and a JSON record."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=None)
-    parser.add_argument("--layers", type=int, nargs="*", default=[2, 1])
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--models", nargs="*", default=list(lm.MODELS))
+    parser.add_argument("--out", type=Path, default=lm.DATA)
+    parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=None)
-    parser.add_argument("--batch-size", type=int, default=None)
+    parser.add_argument("--repeat-fraction", type=float, default=None)
     args = parser.parse_args(argv)
-    out = args.out or (lm.DATA if args.seed == 0 else None)
     given = {
         "steps": args.steps,
         "lr": args.lr,
-        "batch_size": args.batch_size,
+        "repeat_fraction": args.repeat_fraction,
     }
-    base = TrainConfig(
-        seed=args.seed, **{k: v for k, v in given.items() if v is not None}
-    )
-    summary = {"baselines": lm.baseline_losses()}
-    for n_layers in args.layers:
-        model_cfg = lm.LMConfig(n_layers=n_layers)
-        cfg = TrainConfig(**{**asdict(base), "model": model_cfg})
-        cfg = TrainConfig.from_json(asdict(cfg))
-        name = lm.checkpoint_name(n_layers, args.seed)
-        print(f"training {name}: {model_cfg.n_params()} parameters")
-        model, init, log = train(cfg, progress=True)
-        model.load_state_dict(_half(model.state_dict()))  # as committed
-        numbers = report(model)
-        summary[name] = numbers | {"seconds": log["seconds"]}
-        print(json.dumps(summary[name], indent=1))
-        if out is None:
-            continue
-        torch.save(_half(model.state_dict()), out / f"{name}.pt")
-        files = {"weights": f"{name}.pt"}
-        if n_layers == 2:
-            torch.save(_half(init), out / f"{name}-init.pt")
-            files["init"] = f"{name}-init.pt"
+    changes = {k: v for k, v in given.items() if v is not None}
+    jobs = [
+        (w, run_config(w, args.seed, **changes).to_json()) for w in args.models
+    ]
+    baselines = lm.baseline_losses()
+    start = time.perf_counter()
+    if args.jobs > 1:
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(min(args.jobs, len(jobs))) as pool:
+            results = pool.map(_train_one, jobs, chunksize=1)
+    else:
+        results = [_train_one(j) for j in jobs]
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary = {"baselines": baselines}
+    for (which, cfg_json), res in zip(jobs, results, strict=True):
+        n_layers, curriculum = lm.MODELS[which]
+        name = lm.checkpoint_name(n_layers, args.seed, curriculum)
+        summary[name] = res["report"] | {"seconds": res["log"]["seconds"]}
+        sha = {"init": res["init"]}
+        if which in COMMITTED_WEIGHTS:
+            torch.save(res["packed"], args.out / f"{name}.pt")
+            sha["weights"] = _sha(args.out / f"{name}.pt")
         record = {
-            "config": cfg.to_json(),
+            "config": cfg_json,
             "torch": torch.__version__,
             "python": sys.version.split()[0],
-            "sha256": {k: _sha(out / f) for k, f in files.items()},
-            "report": numbers,
-            "baselines": summary["baselines"],
-            **log,
+            "sha256": sha,
+            "report": res["report"],
+            "baselines": baselines,
+            **res["log"],
         }
-        (out / f"{name}.json").write_text(json.dumps(record) + "\n")
-    print(json.dumps({k: v for k, v in summary.items()}, indent=1))
+        (args.out / f"{name}.json").write_text(json.dumps(record) + "\n")
+    summary["wall_seconds"] = round(time.perf_counter() - start, 1)
+    print(json.dumps(summary, indent=1))
 
 
 if __name__ == "__main__":
