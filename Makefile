@@ -189,8 +189,11 @@ lab-ja: ja-notebooks
 bench: install
 	LIVINGDICT_FIGURES= $(BIN)/python -m tools.bench $(NB)
 
+# one ledger per lesson swept, so sweeps of different lessons can run at once
+SWEEP_LEDGER = _build/sweep-ledger$(if $(NB),-$(subst /,_,$(basename $(notdir $(firstword $(NB)))))).jsonl
 sweep: install
-	LIVINGDICT_FIGURES= $(BIN)/python -m tools.sweep --jobs $(JOBS) $(SEEDS) $(NB)
+	LIVINGDICT_FIGURES= $(BIN)/python -m tools.sweep --jobs $(JOBS) \
+	    --ledger $(SWEEP_LEDGER) $(SEEDS) $(NB)
 
 lock: LOCK := /tmp/livingdict-lock/bin
 lock:

@@ -208,7 +208,8 @@ def test_registry_naming_a_missing_notebook_fails(
         ("holds", None, "C0.1: names no notebook but has verdict; set both or neither"),
         (None, NB, "C0.1: names a notebook but no verdict; set both or neither"),
         ("mostly", NB, "C0.1: verdict 'mostly' is not one of holds, holds with caveats, "
-                       "conclusion holds, reason does not, does not hold"),
+                       "conclusion holds, reason does not, does not hold, "
+                       "inconclusive"),
         ("holds", NB + ".ipynb", f"C0.1: notebook '{NB}.ipynb' must be named without .ipynb"),
     ],
 )  # fmt: skip

@@ -78,7 +78,7 @@ KIND_TEXT = {
 if False:  # the words above and the verdicts, for the "claims" catalog
     _("✓ passed"), _("✗ FAILED"), _("✗ no ledger line"), _("not built")
     _("holds"), _("holds with caveats"), _("does not hold"), _("pending")
-    _("conclusion holds, reason does not")
+    _("conclusion holds, reason does not"), _("inconclusive")
     _("by experiment"), _("by algebra"), _("kind not recorded")
 
 

@@ -13,12 +13,15 @@ REGISTRY_PATH = Path(__file__).with_name("claims.yml")
 
 #: The verdicts a lesson can reach, from "the essay is right" to "it is wrong".
 #: "conclusion holds, reason does not" is for a claim of the form "X, because
-#: Y", where X is true and Y is not.
+#: Y", where X is true and Y is not. "inconclusive": the experiment ran, but
+#: its positive control failed too, so the lesson cannot tell the claim being
+#: false from the test being unable to show it.
 VERDICTS = (
     "holds",
     "holds with caveats",
     "conclusion holds, reason does not",
     "does not hold",
+    "inconclusive",
 )
 
 
