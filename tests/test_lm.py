@@ -220,6 +220,16 @@ def test_tokenizer_round_trip_and_vocabulary():
     assert " the" in tok.vocab and " function" in tok.vocab
 
 
+def test_tokenizer_merges_the_lowest_rank_pair_first_leftmost_of_equals():
+    tok = lm.Tokenizer(["a", "b", "c"], [("b", "c"), ("a", "b"), ("a", "a")])
+    pieces = [[tok.vocab[i] for i in tok.encode(w)] for w in ("abc", "aaa")]
+    # "bc" (rank 0) wins over "ab" (rank 1); of the two "aa", the first
+    assert pieces == [["a", "bc"], ["aa", "a"]]
+    assert tok.encode("aaaa") == [tok.index["aa"]] * 2
+    with pytest.raises(ValueError, match="not in vocab"):
+        tok.encode("abd")
+
+
 def test_train_bpe_is_deterministic_and_merges_the_most_frequent_pair():
     text = "low lower lowest low low newer newest"
     a, b = lm_train.train_bpe(text, 20), lm_train.train_bpe(text, 20)

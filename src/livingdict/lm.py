@@ -111,22 +111,28 @@ class Tokenizer:
         missing = sorted({c for c in word if c not in self.index})
         if missing:
             raise ValueError(f"Tokenizer: characters {missing} not in vocab")
-        parts = list(word)
+        parts, rank = list(word), self.rank
         while len(parts) > 1:
-            pairs = zip(parts, parts[1:], strict=False)
-            ranks = [self.rank.get(p, math.inf) for p in pairs]
-            r = min(ranks)
-            if r == math.inf:
+            # the pair of lowest rank; of equal ones, the first
+            best, at = math.inf, -1
+            for i in range(len(parts) - 1):
+                r = rank.get((parts[i], parts[i + 1]), math.inf)
+                if r < best:
+                    best, at = r, i
+            if at < 0:
                 break
-            i = ranks.index(r)
-            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            parts[at : at + 2] = [parts[at] + parts[at + 1]]
         ids = [self.index[p] for p in parts]
         self._cache[word] = ids
         return ids
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``."""
-        return [i for w in PRETOKEN.findall(text) for i in self._word(w)]
+        cache, out = self._cache, []
+        for w in PRETOKEN.findall(text):
+            ids = cache.get(w)
+            out.extend(self._word(w) if ids is None else ids)
+        return out
 
     def decode(self, ids: Iterable[int]) -> str:
         """The text of token ids (``ValueError`` outside the vocabulary)."""
