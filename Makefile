@@ -187,12 +187,12 @@ lab-ja: ja-notebooks
 
 # bench and sweep time what a reader runs: no second, Japanese drawing
 bench: install
-	LIVINGDICT_FIGURES= $(BIN)/python -m tools.bench $(NB)
+	LIVINGDICT_FIGURES= $(BIN)/python -m tools.nbrun bench $(NB)
 
 # one ledger per lesson swept, so sweeps of different lessons can run at once
 SWEEP_LEDGER = _build/sweep-ledger$(if $(NB),-$(subst /,_,$(basename $(notdir $(firstword $(NB)))))).jsonl
 sweep: install
-	LIVINGDICT_FIGURES= $(BIN)/python -m tools.sweep --jobs $(JOBS) \
+	LIVINGDICT_FIGURES= $(BIN)/python -m tools.nbrun sweep --jobs $(JOBS) \
 	    --ledger $(SWEEP_LEDGER) $(SEEDS) $(NB)
 
 lock: LOCK := /tmp/livingdict-lock/bin
