@@ -127,14 +127,17 @@ ja-notebooks: reader
 	@echo "Japanese notebooks: $(CURDIR)/_build/ja/notebooks"
 
 LEDGER := $(CURDIR)/_build/ledger.jsonl
-SPHINX := $(BIN)/sphinx-build -c _build/conf -n -W --keep-going -q
+# sphinx-build on ./conf.py (make conf): the book's extensions on the path, the
+# English build's cache (myst-nb's default is beside the output folder)
+SPHINX := PYTHONPATH=book/_ext $(BIN)/sphinx-build -n -W --keep-going -q \
+          -D nb_execution_cache_path=$(CURDIR)/_build/.jupyter_cache
 
 execute: reader
 	LIVINGDICT_LEDGER=$(LEDGER) $(BIN)/python -m tools.nbcache execute --jobs $(JOBS)
 
-# the Sphinx configuration jupyter-book would use, for sphinx-build -c
+# ./conf.py: the Sphinx configuration jupyter-book uses, for sphinx-build
 conf: reader
-	$(BIN)/python -m tools.sphinx_conf
+	$(BIN)/jupyter-book config sphinx . >/dev/null
 
 # -n -W: a warning (a broken reference, a failed claim) fails the build. The
 # Japanese build reuses the executed notebooks; it fails if it executes one.
