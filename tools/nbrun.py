@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from subprocess import DEVNULL
@@ -58,7 +58,6 @@ class Run:
 class Job:
     path: Path
     seed: int | None = None  # None: the lesson's default
-    env: Mapping[str, str] = field(default_factory=dict)
 
 
 Runner = Callable[[Path, dict[str, str]], Run]  # a notebook file, its env
@@ -119,13 +118,8 @@ def _child(src: str, cwd: str, out: str) -> None:
     error, t0 = None, time.perf_counter()
     try:
         client.execute()
-    except CellExecutionError as err:
-        failed = [
-            i
-            for i, c in enumerate(nb.cells)
-            if any(o.output_type == "error" for o in c.get("outputs", []))
-        ]
-        error = f"cell {failed[0]}: {err.ename}: {err.evalue}"
+    except CellExecutionError as err:  # formatted once the cells are known
+        error = err
     except Exception as err:  # the kernel did not start, died or timed out
         lines = str(err).strip().splitlines() or [""]
         error = f"{type(err).__name__}: {lines[-1]}"
@@ -138,6 +132,8 @@ def _child(src: str, cwd: str, out: str) -> None:
         s = (parse(done) - parse(busy)).total_seconds() if busy and done else 0
         head = next((ln for ln in c.source.splitlines() if ln.strip()), "")
         cells.append((i, round(s, 3), head[:60]))
+    if isinstance(error, CellExecutionError):  # the last cell that ran
+        error = f"cell {cells[-1][0]}: {error.ename}: {error.evalue}"
     nbformat.write(nb, src)
     # this process waited for the kernel alone: its mark is the kernel's
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -204,33 +200,27 @@ def run_jobs(
         return execute(nb, name=name, cwd=Path(path).parent, env=env)
 
     runner = runner or run_file
-    runs: list[Run] = [None] * len(jobs)  # type: ignore[list-item]
     with tempfile.TemporaryDirectory(prefix="nbrun-") as tmp:
         ledgers = [Path(tmp, f"{i}.jsonl") for i in range(len(jobs))]
 
         def one(i: int) -> Run:
-            job = jobs[i]
+            path, seed = jobs[i].path, jobs[i].seed
             env = {
-                "LIVINGDICT_SEED": "" if job.seed is None else str(job.seed),
-                "LIVINGDICT_NOTEBOOK": rel_name(job.path, root).removesuffix(
-                    ".ipynb"
-                ),
+                "LIVINGDICT_SEED": "" if seed is None else str(seed),
+                "LIVINGDICT_NOTEBOOK": rel_name(path, root)[: -len(".ipynb")],
                 "LIVINGDICT_LEDGER": str(ledgers[i]),
-                **job.env,
             }
-            return replace(runner(job.path, env), seed=job.seed)
+            r = replace(runner(path, env), seed=seed)
+            status = "ok" if r.ok else f"FAILED: {r.error}"
+            print(
+                f"  {r.path}{'' if seed is None else f' seed {seed}'}: "
+                f"{r.wall_s:.2f} s, {r.peak_rss_mb:.0f} MB, {status}",
+                flush=True,
+            )
+            return r
 
         with ThreadPoolExecutor(max(1, parallel)) as pool:
-            futures = {pool.submit(one, i): i for i in range(len(jobs))}
-            for future in as_completed(futures):
-                r = runs[futures[future]] = future.result()
-                seed = "" if r.seed is None else f" seed {r.seed}"
-                status = "ok" if r.ok else f"FAILED: {r.error}"
-                print(
-                    f"  {r.path}{seed}: {r.wall_s:.2f} s, "
-                    f"{r.peak_rss_mb:.0f} MB, {status}",
-                    flush=True,
-                )
+            runs = list(pool.map(one, range(len(jobs))))
         Path(ledger).parent.mkdir(parents=True, exist_ok=True)
         parts = [p.read_text("utf-8") for p in ledgers if p.exists()]
         Path(ledger).write_text("".join(parts), encoding="utf-8")
