@@ -144,8 +144,6 @@ def quantity_rows(rec: Record) -> list[tuple[str, str, str, str]]:
     """``(quantity, measured, expected, kind)``, tested ones first (``—``
     and ``""`` for one only reported)."""
     measured, expected = rec.get("measured") or {}, rec.get("expected") or {}
-    if not isinstance(measured, dict):  # from before named quantities
-        return [("measured", claims.fmt(measured), str(expected), "unknown")]
     fmt, kind = claims.fmt, condition_kind
     rows = [
         (k, fmt(measured[k]), shown_expected(str(v)), kind(rec, k))
@@ -303,12 +301,8 @@ class Page:
         if not target or target not in self.built:
             return nodes.Text(text)
         uri = self.app.builder.get_relative_uri(self.docname, target)
-        if fragment:
-            uri = (
-                f"#{fragment}"
-                if target == self.docname
-                else f"{uri}#{fragment}"
-            )
+        uri = "" if target == self.docname and fragment else uri
+        uri += f"#{fragment}" if fragment else ""
         return nodes.reference("", text, internal=True, refuri=uri)
 
     def claim_id(self, cid: str) -> nodes.Node:
