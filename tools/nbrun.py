@@ -263,10 +263,8 @@ def violations(floor: Run, runs: Sequence[Run]) -> dict[str, list[str]]:
         add(r.path, not r.wall_s <= WALL_S, f"{wall} > {WALL_S:g} s")
         add(r.path, not r.peak_rss_mb <= RSS_MB, f"{peak} > {RSS_MB:g} MB")
         add(r.path, not r.peak_rss_mb > 0, "measured no memory")
-    allowance, total = (
-        suite_allowance(floor.wall_s, len(runs)),
-        suite_wall(runs),
-    )
+    allowance = suite_allowance(floor.wall_s, len(runs))
+    total = suite_wall(runs)
     add(
         "suite",
         bool(runs) and not total <= allowance,
@@ -299,17 +297,11 @@ def table(floor: Run, runs: Sequence[Run]) -> str:
     rows = [(FLOOR_NAME, "floor", floor.wall_s, floor.peak_rss_mb, 1)]
     rows += [(r.path, r.path, r.wall_s, r.peak_rss_mb, 1) for r in runs]
     rows.append((suite, "suite", suite_wall(runs), None, n))
-    body = [
-        (
-            "✗" if key in bad else "✓",
-            name,
-            wall,
-            peak,
-            wall / (k * floor.wall_s) if floor.wall_s > 0 and k else None,
-            "; ".join(bad.get(key, [])),
-        )
-        for name, key, wall, peak, k in rows
-    ]
+    body = []
+    for name, key, wall, peak, k in rows:
+        ratio = wall / (k * floor.wall_s) if floor.wall_s > 0 and k else None
+        why = "; ".join(bad.get(key, []))
+        body.append(("✗" if why else "✓", name, wall, peak, ratio, why))
     head = ["", "notebook", "wall s", "peak MB", "wall÷floor", ""]
     fmt = ("", "", ".2f", ".0f", ".2f", "")
     text = tabulate(body, head, "plain", floatfmt=fmt, missingval="—")
