@@ -213,4 +213,4 @@ lock:
 	@echo "wrote constraints.new: review, then move over constraints.txt"
 
 clean:
-	rm -rf _build .pytest_cache .ruff_cache
+	rm -rf _build .pytest_cache .ruff_cache conf.py
