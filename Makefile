@@ -36,7 +36,9 @@ export LIVINGDICT_FIGURES := ja
 # (or a CUDA index of download.pytorch.org).
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PIN   := $(shell grep -m1 '^torch==' constraints.txt)
-PIP         := $(BIN)/python -m pip install --disable-pip-version-check
+# --no-compile: Python compiles what it imports, on first import; pip would
+# compile all 12,000 files of the environment (~45 s of CPU)
+PIP         := $(BIN)/python -m pip install --disable-pip-version-check --no-compile
 REACHABLE    = $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=10)" 2>/dev/null
 # `make test` appends "stage seconds" lines here and prints them at the end
 TIMES := _build/stage-times.txt
@@ -127,21 +129,26 @@ ja-notebooks: reader
 	@echo "Japanese notebooks: $(CURDIR)/_build/ja/notebooks"
 
 LEDGER := $(CURDIR)/_build/ledger.jsonl
-SPHINX := $(BIN)/sphinx-build -c _build/conf -n -W --keep-going -q
+# sphinx-build on ./conf.py (make conf): the book's extensions on the path, the
+# English build's cache (myst-nb's default is beside the output folder)
+SPHINX := PYTHONPATH=book/_ext $(BIN)/sphinx-build -n -W --keep-going -q \
+          -D nb_execution_cache_path=$(CURDIR)/_build/.jupyter_cache
 
 execute: reader
 	LIVINGDICT_LEDGER=$(LEDGER) $(BIN)/python -m tools.nbcache execute --jobs $(JOBS)
 
-# the Sphinx configuration jupyter-book would use, for sphinx-build -c
+# ./conf.py: the Sphinx configuration jupyter-book uses, for sphinx-build
 conf: reader
-	$(BIN)/python -m tools.sphinx_conf
+	$(BIN)/jupyter-book config sphinx . >/dev/null
 
 # -n -W: a warning (a broken reference, a failed claim) fails the build. The
-# Japanese build reuses the executed notebooks; it fails if it executes one.
+# two editions build at once (one process each, on their own folders; both
+# read the notebooks `execute` ran): the Japanese build fails if it executes one.
 build: execute conf
-	$(BIN)/jupyter-book build . -n -W --keep-going
 	$(SPHINX) -b html -D language=ja . _build/ja/html -d _build/ja/.doctrees \
-	    > _build/ja.log 2>&1 || { tail -40 _build/ja.log; exit 1; }
+	    > _build/ja.log 2>&1 & ja=$$!; \
+	$(BIN)/jupyter-book build . -n -W --keep-going; en=$$?; \
+	wait $$ja || { tail -40 _build/ja.log; exit 1; }; exit $$en
 	@! grep -q "Executing notebook" _build/ja.log || \
 	    { echo "the Japanese build executed a notebook"; exit 1; }
 	rm -rf _build/html/ja && cp -r _build/ja/html _build/html/ja
@@ -187,12 +194,12 @@ lab-ja: ja-notebooks
 
 # bench and sweep time what a reader runs: no second, Japanese drawing
 bench: install
-	LIVINGDICT_FIGURES= $(BIN)/python -m tools.bench $(NB)
+	LIVINGDICT_FIGURES= $(BIN)/python -m tools.nbrun bench $(NB)
 
 # one ledger per lesson swept, so sweeps of different lessons can run at once
 SWEEP_LEDGER = _build/sweep-ledger$(if $(NB),-$(subst /,_,$(basename $(notdir $(firstword $(NB)))))).jsonl
 sweep: install
-	LIVINGDICT_FIGURES= $(BIN)/python -m tools.sweep --jobs $(JOBS) \
+	LIVINGDICT_FIGURES= $(BIN)/python -m tools.nbrun sweep --jobs $(JOBS) \
 	    --ledger $(SWEEP_LEDGER) $(SEEDS) $(NB)
 
 lock: LOCK := /tmp/livingdict-lock/bin
@@ -206,4 +213,4 @@ lock:
 	@echo "wrote constraints.new: review, then move over constraints.txt"
 
 clean:
-	rm -rf _build .pytest_cache .ruff_cache
+	rm -rf _build .pytest_cache .ruff_cache conf.py

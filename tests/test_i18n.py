@@ -10,8 +10,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
-import claims_i18n  # noqa: E402
-import lang_switch  # noqa: E402
+import claims_ledger  # noqa: E402
+import editions  # noqa: E402
 
 from livingdict import claims  # noqa: E402
 from tools import i18n_check  # noqa: E402
@@ -42,11 +42,11 @@ def po(path: Path, entries: str) -> Path:
     ],
 )
 def test_the_switch_links_to_the_same_page(page, here, there, url):
-    assert lang_switch.edition_url(page, page + ".html", here, there) == url
+    assert editions.edition_url(page, page + ".html", here, there) == url
 
 
 def test_the_registry_gives_every_shown_text_and_no_essay_phrase():
-    texts = {text for text, _line in claims_i18n.registry_messages()}
+    texts = set(claims_ledger.registry_messages())
     reg = claims.registry()
     assert reg["C0.1"]["claim"].strip().split()[0] in " ".join(texts)
     assert " ".join(reg["C0.1"]["why"].split()) in {
@@ -142,29 +142,25 @@ def test_the_essays_names_only_in_quotation(tmp_path):
 
 
 def test_the_term_list_gives_both_names_for_every_term():
-    import terms
-
-    listed = terms.load_terms()
+    listed = editions.load_terms()
     assert {"en": "filter", "ja": "フィルター"}.items() <= listed[
         [t["en"] for t in listed].index("filter")
     ].items()
-    en_first = terms.glossary_source(listed, "en")
-    ja_first = terms.glossary_source(listed, "ja")
+    en_first = editions.glossary_source(listed, "en")
+    ja_first = editions.glossary_source(listed, "ja")
     assert en_first[1:3] == [listed[0]["en"], listed[0]["ja"]]
     assert ja_first[1:3] == [listed[0]["ja"], listed[0]["en"]]
     assert i18n_check.term_names()["filter"] == "フィルター"
 
 
 def test_the_term_list_refuses_gaps_and_doubles(tmp_path):
-    import terms
-
     path = tmp_path / "terms.yml"
     path.write_text("- {en: key, definition: d}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="lacks"):
-        terms.load_terms(path)
+        editions.load_terms(path)
     path.write_text(
         "- {en: key, ja: キー, definition: d}\n- {en: Key, ja: 鍵, definition: d}\n",
         encoding="utf-8",
     )
     with pytest.raises(ValueError, match="listed twice"):
-        terms.load_terms(path)
+        editions.load_terms(path)

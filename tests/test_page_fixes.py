@@ -34,7 +34,7 @@ PAGES = {
 def test_citations_link_to_their_chapters_list(fixture_book):
     book = fixture_book(
         PAGES,
-        extensions=("claims_ledger", "sphinxcontrib.bibtex"),
+        extensions=("page_fixes", "sphinxcontrib.bibtex"),
         conf=CONF,
     )
     result = book.build()

@@ -1,15 +1,14 @@
-"""tools.bench: budget verdicts, the JSON schema, the table and the exit code."""
+"""make bench (tools.nbrun): budget verdicts, the JSON schema, the table and the exit code."""
 
 import json
 import math
 
 import pytest
 
-from tools import bench
-from tools.bench import Budgets
+from tools import nbrun
 from tools.nbrun import Run
 
-FLOOR = Run(bench.FLOOR_NAME, 3.0, 280.0)
+FLOOR = Run(nbrun.FLOOR_NAME, 3.0, 280.0)
 
 
 def run(path="notebooks/a/01_x.ipynb", wall=5.0, peak=400.0, error=None):
@@ -18,7 +17,7 @@ def run(path="notebooks/a/01_x.ipynb", wall=5.0, peak=400.0, error=None):
 
 def test_within_every_budget_is_clean():
     runs = [run("a.ipynb", 7.0), run("b.ipynb", 8.0)]  # 15 ≤ 2.5 × 2 × 3
-    assert bench.violations(FLOOR, runs) == {}
+    assert nbrun.violations(FLOOR, runs) == {}
 
 
 @pytest.mark.parametrize(
@@ -35,39 +34,39 @@ def test_within_every_budget_is_clean():
 )
 def test_each_notebook_budget(r, reason):
     floor = Run(
-        bench.FLOOR_NAME, 30.0, 280.0
+        nbrun.FLOOR_NAME, 30.0, 280.0
     )  # a slow floor: the suite budget is not the issue
-    assert bench.violations(floor, [r]) == {r.path: [reason]}
+    assert nbrun.violations(floor, [r]) == {r.path: [reason]}
 
 
 def test_nan_is_never_within_budget():
-    bad = bench.violations(
-        Run(bench.FLOOR_NAME, 30.0, 1.0), [run(wall=math.nan)]
+    bad = nbrun.violations(
+        Run(nbrun.FLOOR_NAME, 30.0, 1.0), [run(wall=math.nan)]
     )
     assert bad[run().path] == ["wall nan s > 10 s"]
     assert bad["suite"] == ["suite nan s > 2.5 × 1 × floor = 75.0 s"]
-    assert "floor" in bench.violations(
-        Run(bench.FLOOR_NAME, math.nan, 1.0), [run()]
+    assert "floor" in nbrun.violations(
+        Run(nbrun.FLOOR_NAME, math.nan, 1.0), [run()]
     )
 
 
 def test_budget_edges_are_inclusive():
     r = run(wall=10.0, peak=1024.0)
-    assert bench.violations(Run(bench.FLOOR_NAME, 10.0, 1.0), [r]) == {}
+    assert nbrun.violations(Run(nbrun.FLOOR_NAME, 10.0, 1.0), [r]) == {}
 
 
 def test_suite_budget_catches_notebooks_each_under_10s():
     runs = [run("a.ipynb", 8.0), run("b.ipynb", 8.0)]  # 16 s > 2.5 × 2 × 3 s
-    assert bench.violations(FLOOR, runs) == {
+    assert nbrun.violations(FLOOR, runs) == {
         "suite": ["suite 16.0 s > 2.5 × 2 × floor = 15.0 s"]
     }
-    assert Budgets().suite_wall_s(3.0, 2) == 15.0
+    assert nbrun.suite_allowance(3.0, 2) == 15.0
 
 
 def test_a_benchmark_that_measured_nothing_fails():
-    assert "suite" in bench.violations(FLOOR, [])
-    bad_floor = Run(bench.FLOOR_NAME, 0.0, 0.0, "RuntimeError: no kernel")
-    assert bench.violations(bad_floor, [run()])["floor"] == [
+    assert "suite" in nbrun.violations(FLOOR, [])
+    bad_floor = Run(nbrun.FLOOR_NAME, 0.0, 0.0, "RuntimeError: no kernel")
+    assert nbrun.violations(bad_floor, [run()])["floor"] == [
         "error: RuntimeError: no kernel",
         "measured no wall time",
     ]
@@ -75,7 +74,7 @@ def test_a_benchmark_that_measured_nothing_fails():
 
 def test_json_has_exactly_the_issue_schema():
     runs = [run("a.ipynb", 1.5, 300.0), run("b.ipynb", 2.5, 310.0)]
-    assert bench.to_json(FLOOR, runs) == {
+    assert nbrun.to_json(FLOOR, runs) == {
         "floor": {"wall_s": 3.0, "peak_rss_mb": 280.0},
         "notebooks": [
             {"path": "a.ipynb", "wall_s": 1.5, "peak_rss_mb": 300.0},
@@ -91,7 +90,7 @@ def test_table_marks_exactly_the_exceeded_rows():
         run("slow.ipynb", 25.0),
         run("fat.ipynb", 2.0, 2000.0),
     ]
-    lines = bench.table(FLOOR, runs).splitlines()
+    lines = nbrun.table(FLOOR, runs).splitlines()
     row = {ln.split()[1]: ln for ln in lines[1:-1]}
     assert row["ok.ipynb"].startswith("✓") and "1.33" in row["ok.ipynb"]
     assert (
@@ -127,7 +126,7 @@ def fake_runs(walls):
         )
 
     def run_floor(env):
-        return Run(bench.FLOOR_NAME, 3.0, 250.0)
+        return Run(nbrun.FLOOR_NAME, 3.0, 250.0)
 
     return seen, runner, run_floor
 
@@ -141,7 +140,7 @@ def test_main_writes_every_notebook_and_passes(tmp_path, capsys, write_nb):
     (root / "_build").mkdir()
     ledger = root / "_build" / "bench-ledger.jsonl"
     ledger.write_text('{"stale": true}\n')
-    assert bench.main([], runner=runner, run_floor=run_floor, root=root) == 0
+    assert nbrun.bench([], runner=runner, run_floor=run_floor, root=root) == 0
     data = json.loads((root / "_build" / "bench.json").read_text())
     assert [n["path"] for n in data["notebooks"]] == names
     assert data["suite_wall_s"] == 7.0 and data["floor"]["wall_s"] == 3.0
@@ -174,7 +173,7 @@ def test_main_exits_1_on_an_exceeded_budget(tmp_path, capsys, write_nb):
         return Run(r.path, r.wall_s, r.peak_rss_mb, cells=cells)
 
     assert (
-        bench.main([], runner=with_cells, run_floor=run_floor, root=root) == 1
+        nbrun.bench([], runner=with_cells, run_floor=run_floor, root=root) == 1
     )
     out = capsys.readouterr().out
     assert "bench: FAILED" in out and "wall 11.00 s > 10 s" in out
@@ -208,7 +207,7 @@ def test_main_names_the_suites_slowest_cells(tmp_path, capsys, write_nb):
         )
 
     assert (
-        bench.main([], runner=with_cells, run_floor=run_floor, root=root) == 1
+        nbrun.bench([], runner=with_cells, run_floor=run_floor, root=root) == 1
     )
     out = capsys.readouterr().out.splitlines()
     i = out.index("  slowest cells of the suite:")
@@ -229,7 +228,7 @@ def test_main_on_a_subset_keeps_bench_json(tmp_path, write_nb):
     seen, runner, run_floor = fake_runs([4.0])
     target = str(root / "notebooks/00_a/02_y.ipynb")
     assert (
-        bench.main([target], runner=runner, run_floor=run_floor, root=root)
+        nbrun.bench([target], runner=runner, run_floor=run_floor, root=root)
         == 0
     )
     assert [p.name for p, _ in seen] == ["02_y.ipynb"]
@@ -244,5 +243,5 @@ def test_main_with_no_notebooks_fails(tmp_path):
     (tmp_path / "notebooks").mkdir()
     _, runner, run_floor = fake_runs([])
     assert (
-        bench.main([], runner=runner, run_floor=run_floor, root=tmp_path) == 1
+        nbrun.bench([], runner=runner, run_floor=run_floor, root=tmp_path) == 1
     )

@@ -121,14 +121,11 @@ def test_run_jobs_gives_each_kernel_its_seed_name_and_ledger(tmp_path):
     log = []
     jobs = [
         Job(tmp_path / "notebooks/a/01.ipynb", 3),
-        Job(tmp_path / "notebooks/a/01.ipynb", None, {"EXTRA": "1"}),
+        Job(tmp_path / "notebooks/a/01.ipynb", None),
     ]
     runs = nbrun.run_jobs(jobs, tmp_path, ledger, runner=fake_runner(log))
     assert [r.seed for r in runs] == [3, None]
-    assert [(e["LIVINGDICT_SEED"], e.get("EXTRA")) for e in log] == [
-        ("3", None),
-        ("", "1"),
-    ]
+    assert [e["LIVINGDICT_SEED"] for e in log] == ["3", ""]
     assert {e["LIVINGDICT_NOTEBOOK"] for e in log} == {"notebooks/a/01"}
     assert len({e["LIVINGDICT_LEDGER"] for e in log}) == 2  # one per kernel
     lines = [json.loads(x) for x in ledger.read_text().splitlines()]

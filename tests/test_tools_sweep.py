@@ -1,4 +1,4 @@
-"""tools.sweep: runs and ledger lines become per-claim verdicts, a margins
+"""make sweep (tools.nbrun): runs and ledger lines become per-claim verdicts, a margins
 table and the controls' record."""
 
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from livingdict import claims
-from tools import sweep
+from tools import nbrun
 from tools.nbrun import Run
 
 A, B = "notebooks/00_a/01_x", "notebooks/01_b/01_y"
@@ -63,12 +63,12 @@ def rows(summary):
 
 
 def test_every_claim_passing_every_seed_is_green():
-    s = sweep.aggregate(REGISTRY, all_lines(), runs_for(), SEEDS)
+    s = nbrun.aggregate(REGISTRY, all_lines(), runs_for(), SEEDS)
     assert s.ok and s.problems == []
     r = rows(s)
     assert r["C0.1"].status == "passed" and r["C0.1"].passed == SEEDS
     assert r["C2.1"].status == "pending"
-    text = sweep.report(s)
+    text = nbrun.report(s)
     assert "✓ C0.1   5/5 seeds passed" in text
     assert text.splitlines()[-1].startswith("sweep passed")
 
@@ -76,7 +76,7 @@ def test_every_claim_passing_every_seed_is_green():
 def test_a_claim_failing_one_seed_fails_the_sweep():
     lines = [x for x in all_lines() if x["seed"] != 3 or x["id"] == "C0.1"]
     lines.append(line("C1.1", B, 3, passed=False, error=0.5))
-    s = sweep.aggregate(
+    s = nbrun.aggregate(
         REGISTRY,
         lines,  # the failed check stopped the notebook: no C1.2 at seed 3
         runs_for(errors={(B, 3): "AssertionError: claim C1.1"}),
@@ -91,7 +91,7 @@ def test_a_claim_failing_one_seed_fails_the_sweep():
         [],
     )
     assert rows(s)["C1.2"].missing == [3]
-    text = sweep.report(s)
+    text = nbrun.report(s)
     assert "✗ C1.1   4/5 seeds passed" in text and "failed for seeds 3" in text
     assert "seed 3) raised: AssertionError" in text and "sweep FAILED" in text
 
@@ -100,12 +100,12 @@ def test_a_missing_ledger_line_fails_even_without_an_error():
     lines = [
         x for x in all_lines() if not (x["id"] == "C0.1" and x["seed"] == 2)
     ]
-    s = sweep.aggregate(REGISTRY, lines, runs_for(), SEEDS)
+    s = nbrun.aggregate(REGISTRY, lines, runs_for(), SEEDS)
     assert not s.ok and rows(s)["C0.1"].missing == [2] and s.problems == []
 
 
 def test_a_notebook_error_fails_even_if_its_claims_passed():
-    s = sweep.aggregate(
+    s = nbrun.aggregate(
         REGISTRY, all_lines(), runs_for(errors={(A, 4): "NameError: x"}), SEEDS
     )
     assert not s.ok and all(r.status != "failed" for r in s.rows)
@@ -115,19 +115,19 @@ def test_a_notebook_error_fails_even_if_its_claims_passed():
 def test_passed_must_be_true_not_truthy():
     lines = all_lines()
     lines[0] = {**lines[0], "passed": "false"}
-    s = sweep.aggregate(REGISTRY, lines, runs_for(), SEEDS)
+    s = nbrun.aggregate(REGISTRY, lines, runs_for(), SEEDS)
     assert rows(s)["C0.1"].failed == [0] and not s.ok
 
 
 def test_a_notebook_ignoring_the_seed_is_caught():
     """A lesson that calls setup(0) writes seed 0 for every run: lines match no run."""
     lines = [line("C0.1", A, 0) for _ in SEEDS]
-    s = sweep.aggregate(
+    s = nbrun.aggregate(
         {"C0.1": {"notebook": A}}, lines, runs_for(nbs=[A]), SEEDS
     )
     assert not s.ok and rows(s)["C0.1"].missing == [1, 2, 3, 4]
     lines = [line("C0.1", A, None) for _ in SEEDS]  # no setup() at all
-    s = sweep.aggregate(
+    s = nbrun.aggregate(
         {"C0.1": {"notebook": A}}, lines, runs_for(nbs=[A]), SEEDS
     )
     assert (
@@ -140,19 +140,19 @@ def test_a_line_from_another_notebook_does_not_count():
     which id is a static check's question, not the sweep's)."""
     lines = [x for x in all_lines() if x["id"] != "C0.1"]
     lines += [line("C0.1", B, s) for s in SEEDS]
-    s = sweep.aggregate(REGISTRY, lines, runs_for(), SEEDS)
+    s = nbrun.aggregate(REGISTRY, lines, runs_for(), SEEDS)
     assert not s.ok and rows(s)["C0.1"].missing == SEEDS
 
 
 def test_pending_claims_are_not_failures():
     lines = all_lines() + [line("C2.1", B, s) for s in SEEDS]
-    s = sweep.aggregate(REGISTRY, lines, runs_for(), SEEDS)
+    s = nbrun.aggregate(REGISTRY, lines, runs_for(), SEEDS)
     assert s.ok and rows(s)["C2.1"].status == "pending"
 
 
 def test_a_subset_run_lists_the_other_claims_as_not_run():
     lines = [x for x in all_lines() if x["notebook"] == A]
-    s = sweep.aggregate(REGISTRY, lines, runs_for(nbs=[A]), SEEDS)
+    s = nbrun.aggregate(REGISTRY, lines, runs_for(nbs=[A]), SEEDS)
     assert s.ok
     assert [rows(s)[c].status for c in ("C0.1", "C1.1", "C2.1")] == [
         "passed",
@@ -160,7 +160,7 @@ def test_a_subset_run_lists_the_other_claims_as_not_run():
         "pending",
     ]
     assert "  not run (their notebooks were not named): C1.1, C1.2" in (
-        sweep.report(s)
+        nbrun.report(s)
     )
 
 
@@ -171,7 +171,7 @@ def test_a_run_missing_for_a_seed_fails():
     lines = [
         x for x in all_lines() if not (x["notebook"] == A and x["seed"] == 1)
     ]
-    s = sweep.aggregate(REGISTRY, lines, runs, SEEDS)
+    s = nbrun.aggregate(REGISTRY, lines, runs, SEEDS)
     assert not s.ok and f"{A} was not run for seed 1" in s.problems
 
 
@@ -183,8 +183,8 @@ def test_margins_keep_the_worst_seed_thinnest_first():
             x.update(line("C1.1", B, 2, error=0.095))
         if x["id"] == "C1.2":
             x.update(line("C1.2", B, x["seed"], error=0.05 - x["seed"] / 100))
-    s = sweep.aggregate(REGISTRY, lines, runs_for(), SEEDS)
-    table = sweep.margins(s.rows)
+    s = nbrun.aggregate(REGISTRY, lines, runs_for(), SEEDS)
+    table = nbrun.margins(s.rows)
     assert [(m.claim, m.seed) for m in table] == [
         ("C1.1", 2),  # margin 0.05: thin
         ("C1.2", 0),  # 0.05 at seed 0 is C1.2's worst: margin 0.5
@@ -193,7 +193,7 @@ def test_margins_keep_the_worst_seed_thinnest_first():
     assert [round(m.margin, 3) for m in table] == [0.05, 0.5, 0.9]
     assert [m.mark for m in table] == ["thin", "", ""]
     assert table[0].measured == 0.095 and table[0].expected == "< 0.1"
-    text = sweep.report(s)
+    text = nbrun.report(s)
     thin = next(ln for ln in text.splitlines() if "[thin]" in ln)
     assert thin.split()[:5] == ["0.050", "2", "C1.1", "0.095", "<"]
     assert thin.endswith("error  [thin]")
@@ -202,10 +202,10 @@ def test_margins_keep_the_worst_seed_thinnest_first():
 
 def test_a_failed_condition_leads_the_table():
     lines = all_lines() + [line("C1.1", B, 9, passed=False, error=0.2)]
-    s = sweep.aggregate(
+    s = nbrun.aggregate(
         REGISTRY, lines, runs_for(seeds=[*SEEDS, 9]), [*SEEDS, 9]
     )
-    first = sweep.margins(s.rows)[0]
+    first = nbrun.margins(s.rows)[0]
     assert (first.claim, first.seed, first.mark) == ("C1.1", 9, "✗ failed")
     assert first.margin == pytest.approx(-1.0)
 
@@ -214,10 +214,10 @@ def test_the_margin_of_a_list_names_its_worst_element():
     rec = line("C0.1", A, 0)
     rec["measured"] = {"error": [0.01, 0.08, 0.02]}
     rec["conditions"] = _evaluate(rec["measured"], rec["expected"])
-    s = sweep.aggregate(
+    s = nbrun.aggregate(
         {"C0.1": {"notebook": A}}, [rec], runs_for([A], [0]), [0]
     )
-    (m,) = sweep.margins(s.rows)
+    (m,) = nbrun.margins(s.rows)
     assert m.measured == 0.08 and m.margin == pytest.approx(0.2)
 
 
@@ -226,10 +226,10 @@ def test_equalities_that_hold_go_last_and_are_not_thin():
     rec["measured"] = {"error": 0.01, "count": 3}
     rec["expected"] = {"error": "< 0.1", "count": "== 3"}
     rec["conditions"] = _evaluate(rec["measured"], rec["expected"])
-    s = sweep.aggregate(
+    s = nbrun.aggregate(
         {"C0.1": {"notebook": A}}, [rec], runs_for([A], [0]), [0]
     )
-    table = sweep.margins(s.rows)
+    table = nbrun.margins(s.rows)
     assert [(m.condition, m.mark) for m in table] == [
         ("error", ""),
         ("count", "exact"),
@@ -241,13 +241,13 @@ def test_controls_per_claim():
     for x in lines:
         if x["id"] == "C1.2" and x["seed"] in (1, 3):
             x["controls"]["shuffled values"] = True
-    s = sweep.aggregate(REGISTRY, lines, runs_for(), SEEDS)
-    by_claim = {c.claim: c for c in sweep.controls(s.rows)}
+    s = nbrun.aggregate(REGISTRY, lines, runs_for(), SEEDS)
+    by_claim = {c.claim: c for c in nbrun.controls(s.rows)}
     assert set(by_claim) == {"C0.1", "C1.1", "C1.2"}  # pending: nothing ran
     assert by_claim["C0.1"].ok
     assert by_claim["C1.2"].passed_for == {"shuffled values": [1, 3]}
     assert not by_claim["C1.2"].ok
-    text = sweep.report(s)
+    text = nbrun.report(s)
     assert "✓ C0.1   1 control, every one failed on every seed" in text
     assert (
         "✗ C1.2   1 control; 'shuffled values' passed for seeds 1, 3" in text
@@ -257,23 +257,25 @@ def test_controls_per_claim():
 def test_a_claim_without_controls_is_flagged():
     rec = line("C0.1", A, 0)
     rec["controls"] = {}
-    s = sweep.aggregate(
+    s = nbrun.aggregate(
         {"C0.1": {"notebook": A}}, [rec], runs_for([A], [0]), [0]
     )
-    (c,) = sweep.controls(s.rows)
-    assert not c.ok and "0 controls: none recorded" in sweep.report(s)
+    (c,) = nbrun.controls(s.rows)
+    assert not c.ok and "0 controls: none recorded" in nbrun.report(s)
 
 
 # ----------------------------------------------------------- the command
 def test_parse_separates_seeds_from_paths():
-    args = sweep.parse([])  # as make sweep: seeds 0-19, two kernels at once
+    args = nbrun.parse_sweep(
+        []
+    )  # as make sweep: seeds 0-19, two kernels at once
     assert (args.seeds, args.targets, args.ledger, args.jobs) == (
         list(range(20)),
         [],
         None,
         2,
     )
-    args = sweep.parse(["3", "notebooks/01_b", "1", "--jobs", "1"])
+    args = nbrun.parse_sweep(["3", "notebooks/01_b", "1", "--jobs", "1"])
     assert (args.seeds, args.targets, args.jobs) == (
         [3, 1],
         ["notebooks/01_b"],
@@ -281,7 +283,7 @@ def test_parse_separates_seeds_from_paths():
     )
     for bad in (["-1"], ["--jobs", "0"]):
         with pytest.raises(SystemExit):
-            sweep.parse(bad)
+            nbrun.parse_sweep(bad)
 
 
 def make_tree(root, registry, write_nb, write_registry):
@@ -315,14 +317,14 @@ def test_main_with_a_fake_kernel(tmp_path, capsys, write_nb, write_registry):
         return runner
 
     argv = ["0", "1", "--ledger", str(ledger), "--jobs", "1"]
-    assert sweep.main(argv, runner=fake(None), root=root) == 0
+    assert nbrun.sweep(argv, runner=fake(None), root=root) == 0
     assert [e["LIVINGDICT_SEED"] for e in envs] == ["0", "1", "0", "1"]
     assert [e["LIVINGDICT_NOTEBOOK"] for e in envs] == [A, A, B, B]
     out = capsys.readouterr().out
     assert "✓ C1.2   2/2 seeds passed" in out and "C2.1   pending" in out
     assert "margins:" in out and "controls:" in out
     assert len(ledger.read_text().splitlines()) == 6  # the stale line is gone
-    assert sweep.main(argv, runner=fake(1), root=root) == 1
+    assert nbrun.sweep(argv, runner=fake(1), root=root) == 1
     assert "✗ C1.2   1/2 seeds passed" in capsys.readouterr().out
 
 
@@ -348,7 +350,7 @@ def test_end_to_end_a_claim_that_fails_for_one_seed(
     nb_name = "notebooks/00_a/01_x"
     write_registry(tmp_path, [{"id": "C0.1", "notebook": nb_name}])
     write_nb(tmp_path, nb_name, NOTEBOOK_FAILING_SEED_3, markdown=())
-    assert sweep.main(["0", "3"], root=tmp_path) == 1
+    assert nbrun.sweep(["0", "3"], root=tmp_path) == 1
     out = capsys.readouterr().out
     assert "✗ C0.1   1/2 seeds passed" in out and "failed for seeds 3" in out
     assert (
@@ -370,6 +372,6 @@ def test_a_positive_control_that_passes_for_a_seed_fails_the_sweep():
     for rec in lines:
         rec["positive_controls"] = {"a task where depth helps": False}
     lines[-1]["positive_controls"]["a task where depth helps"] = True
-    s = sweep.aggregate(REGISTRY, lines, runs_for(), SEEDS)
-    bad = [c for c in sweep.controls(s.rows) if not c.ok]
+    s = nbrun.aggregate(REGISTRY, lines, runs_for(), SEEDS)
+    bad = [c for c in nbrun.controls(s.rows) if not c.ok]
     assert bad and "positive: a task where depth helps" in bad[0].passed_for

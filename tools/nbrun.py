@@ -1,27 +1,22 @@
-"""Run a notebook the way a reader's Jupyter does, and measure what it costs.
+"""Run lessons in fresh kernels and judge them: make bench, make sweep.
 
-``execute(nb, name=..., cwd=..., env=...)`` runs every code cell top to bottom with
-nbclient in a fresh kernel (the notebook's kernelspec) started in ``cwd``, inside a
-child Python process of its own, and returns a :class:`Run`: the wall time from the
-kernel's launch to the end of the last cell, each code cell's time (nbclient's
-``record_timing``), and the kernel's peak resident memory (its ``ru_maxrss``, read by
-the child that waited for it: a spike between two cells counts).
+``bench [NOTEBOOK_OR_FOLDER ...]``: each lesson once, one at a time, against
+the budgets (``WALL_S``, ``RSS_MB``; the suite ``SUITE_FACTOR`` x n x the
+floor, a notebook that only imports); ``_build/bench.json``.
+``sweep [SEED ...] [NOTEBOOK_OR_FOLDER ...] [--ledger F] [--jobs N]``: each
+lesson once per seed, every claim must pass for every seed and every control
+fail; the margins table shows each condition's worst seed.
 
-The kernel's environment is the caller's minus ``MPLBACKEND`` (a kernel started with
-``MPLBACKEND=Agg`` draws nothing on the page; the Makefile unexports it, and this
-guards any other caller) plus ``env``.
-
-``run_jobs(jobs, root, ledger, parallel=N)`` is the skeleton ``tools.bench`` (serial:
-it measures time) and ``tools.sweep`` (``JOBS`` kernels at once) share: it runs a list
-of (notebook, seed, env) jobs, each kernel with its seed, its name and a ledger of its
-own, and joins the ledgers in the jobs' order. ``find_notebooks`` selects the lessons
-(``livingdict.claims.notebooks``) by file or folder.
+nbclient runs each kernel in a child process of its own, which waits for it
+and reads its peak memory (``RUSAGE_CHILDREN``: a spike between cells
+counts); the child imports no torch, whose pages would count.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import argparse
 import json
+import math
 import os
 import resource
 import subprocess
@@ -29,17 +24,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
-
-if TYPE_CHECKING:  # imported where a kernel runs: nbformat costs ~2 s of CPU
-    import nbformat
+from subprocess import DEVNULL
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CELL_TIMEOUT_S = 600
-#: Variables a reader's kernel does not have; dropped from the kernel's environment.
+#: a kernel started with MPLBACKEND=Agg draws nothing on the page
 DROPPED_ENV = ("MPLBACKEND",)
 #: ru_maxrss is in KiB on Linux, in bytes on macOS
 RU_MAXRSS_MB = 1 / 1024 if sys.platform != "darwin" else 1 / 1024**2
@@ -47,14 +39,14 @@ RU_MAXRSS_MB = 1 / 1024 if sys.platform != "darwin" else 1 / 1024**2
 
 @dataclass(frozen=True)
 class Run:
-    """One execution: ``path`` is the notebook relative to the root, with ``.ipynb``."""
+    """One execution; ``cells``: (index, seconds, first line) of each code
+    cell that ran."""
 
     path: str
     wall_s: float
     peak_rss_mb: float
     error: str | None = None
     seed: int | None = None
-    #: (cell index, seconds, first source line) of every code cell that ran, in order
     cells: tuple[tuple[int, float, str], ...] = ()
 
     @property
@@ -62,210 +54,130 @@ class Run:
         return self.error is None
 
 
+@dataclass(frozen=True)
+class Job:
+    path: Path
+    seed: int | None = None  # None: the lesson's default
+
+
+Runner = Callable[[Path, dict[str, str]], Run]  # a notebook file, its env
+
+
 def find_notebooks(
     root: Path, targets: Iterable[str | Path] = ()
 ) -> list[Path]:
-    """The notebooks to run, sorted: the book's lessons (``claims.notebooks``),
-    or those of them under the given folders, plus the given notebook files.
-    Raises ``ValueError`` for a target that is neither a notebook nor a folder
-    holding a lesson."""
-    from livingdict import claims  # not at import: the child needs no torch
+    """The lessons (``claims.notebooks``), or those under the given folders,
+    plus the given notebook files, sorted; ``ValueError`` for a target that
+    is neither."""
+    from livingdict import claims
 
-    root = Path(root).resolve()
-    lessons = [p.resolve() for p in claims.notebooks(root)]
-    if not targets:
-        return lessons
+    lessons = [p.resolve() for p in claims.notebooks(Path(root).resolve())]
     found: set[Path] = set()
     for t in targets:
-        p = Path(t)
-        p = (p if p.is_absolute() else Path.cwd() / p).resolve()
-        if p.is_file() and p.suffix == ".ipynb":
-            found.add(p)
-        elif p.is_dir() and (under := [q for q in lessons if p in q.parents]):
-            found.update(under)
+        p = Path(t).resolve()
+        under = [q for q in lessons if p in q.parents]
+        if p.is_file() and p.suffix == ".ipynb" or under:
+            found.update(under or [p])
         else:
             raise ValueError(f"not a notebook or a folder of lessons: {t}")
-    return sorted(found)
+    return sorted(found) if targets else lessons
 
 
 def rel_name(path: Path, root: Path) -> str:
-    """``notebooks/0N_x/01_y.ipynb`` relative to ``root`` (posix), or the absolute path."""
+    """``path`` relative to ``root`` (posix), or absolute if outside it."""
     path, root = Path(path).resolve(), Path(root).resolve()
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
+    return (
+        path.relative_to(root) if root in path.parents else path
+    ).as_posix()
 
 
-def kernel_env(
-    extra: Mapping[str, str] | None = None, drop: Iterable[str] = ()
-) -> dict[str, str]:
-    """The caller's environment without ``DROPPED_ENV`` and ``drop``, updated with ``extra``."""
-    env = {
-        k: v for k, v in os.environ.items() if k not in (*DROPPED_ENV, *drop)
-    }
-    env.update(extra or {})
-    return env
+def kernel_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The caller's environment without ``DROPPED_ENV``, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
+    return env | dict(extra or {})
 
 
-def _seconds(cell) -> float:
-    """A cell's time from nbclient's ``record_timing`` metadata."""
+def _child(src: str, cwd: str, out: str) -> None:
+    """In the child process: execute the notebook ``src`` in ``cwd``, write
+    it back with its outputs, and the run's numbers to ``out``."""
     from datetime import datetime
 
-    t = cell.metadata.get("execution", {})
-    busy, reply = t.get("iopub.status.busy"), t.get("shell.execute_reply")
-    if not (busy and reply):
-        return 0.0
-    parse = datetime.fromisoformat
-    return round((parse(reply) - parse(busy)).total_seconds(), 3)
-
-
-def _child(src: str, cwd: str, out: str, timeout: str) -> None:
-    """In the child process: execute ``src`` in ``cwd``, write it back to
-    ``src`` with its outputs and the run's numbers to ``out`` (JSON)."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(src, as_version=4)
+    kernel = nb.metadata.get("kernelspec", {}).get("name", "python3")
     client = NotebookClient(
         nb,
-        timeout=int(timeout),
-        kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
-        resources={"metadata": {"path": cwd}},
+        timeout=600,
+        kernel_name=kernel,
         record_timing=True,
+        resources={"metadata": {"path": cwd}},
     )
     error, t0 = None, time.perf_counter()
     try:
         client.execute()
-    except CellExecutionError as err:
-        index = next(
-            i
-            for i, c in enumerate(nb.cells)
-            if any(
-                o.get("output_type") == "error" for o in c.get("outputs", [])
-            )
-        )
-        error = f"cell {index}: {err.ename}: {err.evalue}"
+    except CellExecutionError as err:  # formatted once the cells are known
+        error = err
     except Exception as err:  # the kernel did not start, died or timed out
-        lines = str(err).strip().splitlines()
-        error = f"{type(err).__name__}: {lines[-1] if lines else ''}"
-    wall = time.perf_counter() - t0
-    cells = [
-        (
-            i,
-            _seconds(c),
-            next((ln for ln in c.source.splitlines() if ln.strip()), "")[:60],
-        )
-        for i, c in enumerate(nb.cells)
-        if c.cell_type == "code" and "execution" in c.metadata
-    ]
+        lines = str(err).strip().splitlines() or [""]
+        error = f"{type(err).__name__}: {lines[-1]}"
+    wall, cells, parse = time.perf_counter() - t0, [], datetime.fromisoformat
+    for i, c in enumerate(nb.cells):
+        t = c.metadata.get("execution")
+        if c.cell_type != "code" or t is None:
+            continue
+        busy, done = t.get("iopub.status.busy"), t.get("shell.execute_reply")
+        s = (parse(done) - parse(busy)).total_seconds() if busy and done else 0
+        head = next((ln for ln in c.source.splitlines() if ln.strip()), "")
+        cells.append((i, round(s, 3), head[:60]))
+    if isinstance(error, CellExecutionError):  # the last cell that ran
+        error = f"cell {cells[-1][0]}: {error.ename}: {error.evalue}"
     nbformat.write(nb, src)
-    # the kernel's high-water mark: this process waited for it alone (the
-    # parent's own mark would be this process's, inherited through exec)
+    # this process waited for the kernel alone: its mark is the kernel's
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     result = {"wall_s": wall, "error": error, "cells": cells, "peak": peak}
     Path(out).write_text(json.dumps(result))
 
 
 def execute(
-    nb: nbformat.NotebookNode,
+    nb: Any,
     *,
     name: str,
     cwd: Path,
     env: Mapping[str, str] | None = None,
-    timeout: int = CELL_TIMEOUT_S,
     seed: int | None = None,
 ) -> Run:
-    """Execute ``nb`` (its outputs are filled in) in a fresh kernel started in
-    ``cwd`` with ``kernel_env(env)``.
-
-    Never raises for a failing notebook: the failure is ``Run.error`` (the cell index and
-    the exception), with the time and memory it used until then; the kernel's last
-    messages on stderr are appended to it.
-    """
+    """Execute the notebook node ``nb`` (its outputs filled in) in a fresh
+    kernel started in ``cwd`` with ``kernel_env(env)``. A failure is
+    ``Run.error`` (with the kernel's last lines on stderr), never raised."""
     import nbformat
 
     with tempfile.TemporaryDirectory(prefix="nbrun-") as tmp:
-        src, out = Path(tmp, "nb.ipynb"), Path(tmp, "run.json")
+        src, out, log = (Path(tmp, n) for n in ("nb.ipynb", "run.json", "err"))
         nbformat.write(nb, src)
-        with Path(tmp, "stderr").open("w+") as log:
-            t0 = time.perf_counter()
-            child = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "tools.nbrun",
-                    str(src),
-                    str(cwd),
-                    str(out),
-                    str(timeout),
-                ],
-                cwd=ROOT,
-                env=kernel_env(env),
-                stdout=subprocess.DEVNULL,
-                stderr=log,
+        t0 = time.perf_counter()
+        cmd = [sys.executable, "-m", "tools.nbrun", "child", src, cwd, out]
+        with log.open("w") as f:
+            child = subprocess.run(
+                cmd, cwd=ROOT, env=kernel_env(env), stdout=DEVNULL, stderr=f
             )
-            child.wait()
-            log.seek(0)
-            tail = [
-                ln
-                for ln in log.read().splitlines()
-                if "without encryption" not in ln
-            ]
+        tail = log.read_text().splitlines()
+        tail = [line for line in tail if "encryption" not in line]
         if out.is_file():
             result = json.loads(out.read_text())
-            executed = nbformat.read(src, as_version=4)
-            nb.cells[:] = executed.cells
+            nb.cells[:] = nbformat.read(src, as_version=4).cells
         else:
-            result = {
-                "wall_s": time.perf_counter() - t0,
-                "cells": [],
-                "peak": 0,
-            }
+            wall = time.perf_counter() - t0
+            result = {"wall_s": wall, "cells": [], "peak": 0}
             result["error"] = f"the runner exited with {child.returncode}"
     error = result["error"]
     if error and tail:
         error += "\n    kernel stderr: " + "\n    ".join(tail[-5:])
-    return Run(
-        name,
-        round(result["wall_s"], 3),
-        round(result["peak"] * RU_MAXRSS_MB, 1),
-        error,
-        seed,
-        tuple(tuple(c) for c in result["cells"]),
-    )
-
-
-def run_file(
-    path: Path,
-    root: Path,
-    env: Mapping[str, str] | None = None,
-    *,
-    seed: int | None = None,
-) -> Run:
-    """Execute the notebook file ``path`` (in its folder) and name it relative to ``root``."""
-    import nbformat
-
-    path = Path(path).resolve()
-    nb = nbformat.read(path, as_version=4)
-    return execute(
-        nb, name=rel_name(path, root), cwd=path.parent, env=env, seed=seed
-    )
-
-
-@dataclass(frozen=True)
-class Job:
-    """One notebook to run, with its seed (``None``: the lesson's default) and
-    extra kernel environment."""
-
-    path: Path
-    seed: int | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
-
-
-#: Runs one notebook file with an environment: ``run_file`` bound to a root.
-Runner = Callable[[Path, dict[str, str]], Run]
+    wall, peak = round(result["wall_s"], 3), result["peak"] * RU_MAXRSS_MB
+    cells = tuple((i, t, h) for i, t, h in result["cells"])
+    return Run(name, wall, round(peak, 1), error, seed, cells)
 
 
 def run_jobs(
@@ -275,60 +187,491 @@ def run_jobs(
     *,
     parallel: int = 1,
     runner: Runner | None = None,
-    out: TextIO | None = None,
 ) -> list[Run]:
-    """Run every job in a fresh kernel, ``parallel`` at a time; return their
-    runs in the jobs' order (``Run.seed`` is the job's seed).
+    """Run the jobs, ``parallel`` at a time, each kernel with its seed
+    (``LIVINGDICT_SEED``, empty for the default), its name
+    (``LIVINGDICT_NOTEBOOK``) and a ledger of its own; then rewrite
+    ``ledger`` with theirs in the jobs' order, as a serial run would."""
+    import nbformat
 
-    Each kernel gets ``LIVINGDICT_SEED`` (the job's seed, or empty: the
-    lesson's default), ``LIVINGDICT_NOTEBOOK`` (its path relative to ``root``,
-    without ``.ipynb``), a ledger of its own, then the job's ``env``. When all
-    have run, ``ledger`` is rewritten with their ledgers in the jobs' order, so
-    that a parallel run writes what a serial one would. A line is printed to
-    ``out`` (default stdout) as each job ends.
-    """
-    root, out = Path(root), out or sys.stdout
-    if runner is None:
+    def run_file(path: Path, env: dict[str, str]) -> Run:
+        nb = nbformat.read(path, as_version=4)
+        name = rel_name(path, root)
+        return execute(nb, name=name, cwd=Path(path).parent, env=env)
 
-        def runner(path: Path, env: dict[str, str]) -> Run:
-            return run_file(path, root, env)
-
-    runs: list[Run | None] = [None] * len(jobs)
+    runner = runner or run_file
     with tempfile.TemporaryDirectory(prefix="nbrun-") as tmp:
-        ledgers = [Path(tmp) / f"{i}.jsonl" for i in range(len(jobs))]
+        ledgers = [Path(tmp, f"{i}.jsonl") for i in range(len(jobs))]
 
         def one(i: int) -> Run:
-            job = jobs[i]
+            path, seed = jobs[i].path, jobs[i].seed
             env = {
-                "LIVINGDICT_SEED": "" if job.seed is None else str(job.seed),
-                "LIVINGDICT_NOTEBOOK": rel_name(job.path, root).removesuffix(
-                    ".ipynb"
-                ),
+                "LIVINGDICT_SEED": "" if seed is None else str(seed),
+                "LIVINGDICT_NOTEBOOK": rel_name(path, root)[: -len(".ipynb")],
                 "LIVINGDICT_LEDGER": str(ledgers[i]),
-                **job.env,
             }
-            return dataclasses.replace(runner(job.path, env), seed=job.seed)
+            r = replace(runner(path, env), seed=seed)
+            status = "ok" if r.ok else f"FAILED: {r.error}"
+            print(
+                f"  {r.path}{'' if seed is None else f' seed {seed}'}: "
+                f"{r.wall_s:.2f} s, {r.peak_rss_mb:.0f} MB, {status}",
+                flush=True,
+            )
+            return r
 
-        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-            futures = {pool.submit(one, i): i for i in range(len(jobs))}
-            for future in as_completed(futures):
-                r = runs[futures[future]] = future.result()
-                seed = "" if r.seed is None else f" seed {r.seed}"
-                status = "ok" if r.ok else f"FAILED: {r.error}"
-                print(
-                    f"  {r.path}{seed}: {r.wall_s:.2f} s, "
-                    f"{r.peak_rss_mb:.0f} MB, {status}",
-                    file=out,
-                    flush=True,
+        with ThreadPoolExecutor(max(1, parallel)) as pool:
+            runs = list(pool.map(one, range(len(jobs))))
+        Path(ledger).parent.mkdir(parents=True, exist_ok=True)
+        parts = [p.read_text("utf-8") for p in ledgers if p.exists()]
+        Path(ledger).write_text("".join(parts), encoding="utf-8")
+    return runs
+
+
+# ------------------------------------------------------------------ bench
+FLOOR_NAME = "(floor: kernel + imports)"
+FLOOR_SOURCE = (  # what every lesson imports, and nothing else
+    "import matplotlib\nimport matplotlib.pyplot\nimport numpy\nimport torch"
+    "\n\nimport livingdict"
+)
+WALL_S, RSS_MB, SUITE_FACTOR = 10.0, 1024.0, 2.5
+
+
+def suite_allowance(floor_wall_s: float, n_notebooks: int) -> float:
+    """The suite's budget: ``SUITE_FACTOR`` x notebooks x the floor."""
+    return SUITE_FACTOR * n_notebooks * floor_wall_s
+
+
+def suite_wall(runs: Sequence[Run]) -> float:
+    return round(sum(r.wall_s for r in runs), 3)
+
+
+def violations(floor: Run, runs: Sequence[Run]) -> dict[str, list[str]]:
+    """Every exceeded budget by notebook path (``floor``, ``suite`` for
+    those); a failure or a run that measured nothing is one too."""
+    out: dict[str, list[str]] = {}
+
+    def add(key: str, bad: bool, why: str) -> None:
+        if bad:
+            out.setdefault(key, []).append(why)
+
+    add("floor", not floor.ok, f"error: {floor.error}")
+    add("floor", not floor.wall_s > 0, "measured no wall time")
+    add("suite", not runs, "no notebooks were run")
+    for r in runs:
+        wall, peak = f"wall {r.wall_s:.2f} s", f"peak {r.peak_rss_mb:.1f} MB"
+        add(r.path, not r.ok, f"error: {r.error}")
+        add(r.path, not r.wall_s <= WALL_S, f"{wall} > {WALL_S:g} s")
+        add(r.path, not r.peak_rss_mb <= RSS_MB, f"{peak} > {RSS_MB:g} MB")
+        add(r.path, not r.peak_rss_mb > 0, "measured no memory")
+    allowance = suite_allowance(floor.wall_s, len(runs))
+    total = suite_wall(runs)
+    add(
+        "suite",
+        bool(runs) and not total <= allowance,
+        f"suite {total:.1f} s > {SUITE_FACTOR:g} × {len(runs)} × floor"
+        f" = {allowance:.1f} s",
+    )
+    return out
+
+
+def to_json(floor: Run, runs: Sequence[Run]) -> dict[str, Any]:
+    """``_build/bench.json``."""
+    return {
+        "floor": {"wall_s": floor.wall_s, "peak_rss_mb": floor.peak_rss_mb},
+        "notebooks": [
+            {"path": r.path, "wall_s": r.wall_s, "peak_rss_mb": r.peak_rss_mb}
+            for r in runs
+        ],
+        "suite_wall_s": suite_wall(runs),
+    }
+
+
+def table(floor: Run, runs: Sequence[Run]) -> str:
+    """One row per notebook, ``✗`` and the reasons on every violation; the
+    suite's wall÷floor is per notebook."""
+    from tabulate import tabulate
+
+    bad, n = violations(floor, runs), len(runs)
+    allowance = suite_allowance(floor.wall_s, n)
+    suite = f"suite ({n} notebooks, budget {allowance:.1f} s)"
+    rows = [(FLOOR_NAME, "floor", floor.wall_s, floor.peak_rss_mb, 1)]
+    rows += [(r.path, r.path, r.wall_s, r.peak_rss_mb, 1) for r in runs]
+    rows.append((suite, "suite", suite_wall(runs), None, n))
+    body = []
+    for name, key, wall, peak, k in rows:
+        ratio = wall / (k * floor.wall_s) if floor.wall_s > 0 and k else None
+        why = "; ".join(bad.get(key, []))
+        body.append(("✗" if why else "✓", name, wall, peak, ratio, why))
+    head = ["", "notebook", "wall s", "peak MB", "wall÷floor", ""]
+    fmt = ("", "", ".2f", ".0f", ".2f", "")
+    text = tabulate(body, head, "plain", floatfmt=fmt, missingval="—")
+    return (
+        f"{text}\nbudgets: ≤ {WALL_S:g} s and ≤ {RSS_MB:g} MB per notebook;"
+        f" suite ≤ {SUITE_FACTOR:g} × n × floor (its wall÷floor is per"
+        " notebook)"
+    )
+
+
+def _run_floor(env: dict[str, str]) -> Run:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nb.cells = [nbformat.v4.new_code_cell(FLOOR_SOURCE)]
+    return execute(nb, name=FLOOR_NAME, cwd=ROOT, env=env)
+
+
+def bench(
+    argv: Sequence[str] = (),
+    *,
+    runner: Runner | None = None,
+    run_floor: Callable[[dict[str, str]], Run] = _run_floor,
+    root: Path = ROOT,
+) -> int:
+    """``make bench``: the kernels write their checks to
+    ``_build/bench-ledger.jsonl``, never to the book's ledger."""
+    try:
+        paths = find_notebooks(root, argv)
+    except ValueError as err:
+        print(f"bench: {err}", file=sys.stderr)
+        return 2
+    ledger = root / "_build" / "bench-ledger.jsonl"
+    floors = []
+    for _ in range(2):  # the first run also warms the disk cache
+        floors.append(f := run_floor({"LIVINGDICT_LEDGER": str(ledger)}))
+        print(f"  floor: {f.wall_s:.2f} s, {f.peak_rss_mb:.0f} MB", flush=True)
+    floor = min(floors, key=lambda r: (not r.ok, r.wall_s))
+    runs = run_jobs([Job(p) for p in paths], root, ledger, runner=runner)
+    print(f"\n{table(floor, runs)}")
+    bad = violations(floor, runs)
+    if "suite" in bad:
+        cells = [(t, r.path, i, h) for r in runs for i, t, h in r.cells]
+        print("  slowest cells of the suite:")
+        for t, path, i, h in sorted(cells, key=lambda c: -c[0])[:8]:
+            print(f"    {t:6.2f} s  {path} #{i} `{h}`")
+    for r in runs:
+        if r.path in bad and r.cells:
+            slow = sorted(r.cells, key=lambda c: -c[1])[:3]
+            cells = "; ".join(f"#{i} {t:.1f} s `{h}`" for i, t, h in slow)
+            print(f"  slowest cells of {r.path}: {cells}")
+    out = root / "_build" / ("bench-subset.json" if argv else "bench.json")
+    out.write_text(json.dumps(to_json(floor, runs), indent=2) + "\n")
+    print(f"wrote {out}")
+    if bad:
+        n = sum(len(v) for v in bad.values())
+        print(f"bench: FAILED ({n} budget(s) exceeded or errors)")
+        return 1
+    print("bench: every budget met")
+    return 0
+
+
+# ------------------------------------------------------------------ sweep
+#: a margin below this (a tenth of the threshold's scale) is thin
+THIN = 0.1
+
+
+@dataclass
+class ClaimRow:
+    """The sweep's verdict on one claim, and the ledger lines behind it."""
+
+    id: str
+    notebook: str | None
+    status: str  # passed | failed | pending | not run
+    passed: list[int] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+    records: list[Mapping[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Margin:
+    """The worst seed of one condition of one claim."""
+
+    claim: str
+    condition: str
+    margin: float
+    seed: int | None
+    measured: Any
+    expected: str
+    held: bool = True
+    kind: str = "?"  # identity | experiment (? in a record without kinds)
+
+    @property
+    def mark(self) -> str:
+        if not self.held:
+            return "✗ failed"
+        if self.expected.startswith("=="):
+            return "exact"  # an equality that held has no distance
+        return "thin" if self.margin < THIN else ""
+
+    def order(self) -> tuple[bool, float, str, str]:
+        """Failed first, then the thinnest; equalities that held last."""
+        key = math.inf if self.mark == "exact" else self.margin
+        key = -math.inf if math.isnan(key) else key
+        return (self.held, key, self.claim, self.condition)
+
+
+@dataclass(frozen=True)
+class Controls:
+    """A claim's controls: ``{control: seeds for which it passed}``."""
+
+    claim: str
+    passed_for: dict[str, list[int]]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.passed_for) and not any(self.passed_for.values())
+
+
+@dataclass
+class Summary:
+    seeds: list[int]
+    rows: list[ClaimRow]
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(
+            r.status != "failed" for r in self.rows
+        )
+
+
+def aggregate(
+    registry: Mapping[str, Mapping[str, Any]],
+    records: Iterable[Mapping[str, Any]],
+    runs: Sequence[Run],
+    seeds: Sequence[int],
+) -> Summary:
+    """One verdict per registered claim: its line for a seed is the one its
+    registered notebook wrote in that seed's run."""
+    seeds, problems = list(seeds), []
+    ran = {(r.path.removesuffix(".ipynb"), r.seed) for r in runs}
+    for r in runs:
+        if not r.ok:
+            problems.append(f"{r.path} (seed {r.seed}) raised: {r.error}")
+    notebooks = {nb for nb, _ in ran}
+    for nb, s in sorted({(nb, s) for nb in notebooks for s in seeds} - ran):
+        problems.append(f"{nb} was not run for seed {s}")
+    lines: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
+    for rec in records:
+        key = (rec.get("notebook"), rec.get("seed"))
+        if key in ran:
+            lines.setdefault((rec.get("id"), *key), []).append(rec)
+        else:
+            problems.append(
+                f"{rec.get('id')}: ledger line for notebook {key[0]} seed "
+                f"{key[1]} matches no run (does the notebook call "
+                "livingdict.setup() and honour LIVINGDICT_SEED?)"
+            )
+    rows = []
+    for cid, entry in registry.items():
+        nb = entry.get("notebook")
+        rows.append(row := ClaimRow(cid, nb, "pending"))
+        if nb is None:  # the lesson is being written: not a failure
+            continue
+        row.status = "not run"
+        if nb not in notebooks:
+            continue
+        for s in seeds:
+            mine = lines.get((cid, nb, s), [])
+            row.records += mine
+            if not mine:
+                row.missing.append(s)
+            elif all(r.get("passed") is True for r in mine):
+                row.passed.append(s)
+            else:
+                row.failed.append(s)
+        ok = seeds and len(row.passed) == len(seeds)
+        row.status = "passed" if ok else "failed"
+    return Summary(seeds, rows, problems)
+
+
+def _worst_value(value: Any, expected: str) -> Any:
+    """The element of a (nested) list nearest its condition's edge."""
+    from livingdict.claims import Condition
+
+    def flat(v: Any) -> list[Any]:
+        return [x for i in v for x in flat(i)] if isinstance(v, list) else [v]
+
+    if not isinstance(value, list):
+        return value
+    try:
+        return min(flat(value), key=Condition.parse(expected).margin)
+    except (ValueError, TypeError):
+        return value
+
+
+def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
+    """Per claim and condition, its worst seed, in ``Margin.order``."""
+    worst: dict[tuple[str, str], Margin] = {}
+    for row in rows:
+        for rec in row.records:
+            for c in rec.get("conditions") or []:
+                value = (rec.get("measured") or {}).get(c["name"])
+                value = _worst_value(value, c["expected"])
+                margin = c.get("margin")  # a number, or "inf" as stored
+                margin = math.nan if margin is None else float(margin)
+                held, kind = c.get("held") is True, c.get("kind") or "?"
+                seed, name, expected = (
+                    rec.get("seed"),
+                    c["name"],
+                    c["expected"],
                 )
-        ledger = Path(ledger)
-        ledger.parent.mkdir(parents=True, exist_ok=True)
-        with ledger.open("w", encoding="utf-8") as f:
-            for part in ledgers:
-                if part.exists():
-                    f.write(part.read_text(encoding="utf-8"))
-    return [r for r in runs if r is not None]
+                m = Margin(
+                    row.id, name, margin, seed, value, expected, held, kind
+                )
+                key = (row.id, c["name"])
+                if key not in worst or m.order() < worst[key].order():
+                    worst[key] = m
+    return sorted(worst.values(), key=Margin.order)
 
 
-if __name__ == "__main__":  # the child of ``execute``
-    _child(*sys.argv[1:])
+def controls(rows: Iterable[ClaimRow]) -> list[Controls]:
+    """Per claim that ran, the seeds for which each control (and positive
+    control, ``positive: …``) passed the claim's test (it must pass for
+    none)."""
+    out = []
+    for row in rows:
+        passed_for: dict[str, list[int]] = {}
+        for rec in row.records:
+            for key in ("controls", "positive_controls"):
+                prefix = "positive: " if key[0] == "p" else ""
+                for name, passed in (rec.get(key) or {}).items():
+                    seeds = passed_for.setdefault(prefix + name, [])
+                    if passed is not False:
+                        seeds.append(rec.get("seed"))
+        if row.records:
+            out.append(Controls(row.id, passed_for))
+    return out
+
+
+def _seeds(seeds: Iterable[Any]) -> str:
+    return ", ".join(map(str, seeds))
+
+
+def report(summary: Summary) -> str:
+    """The pass counts, the margins table, the controls, the problems, and
+    one closing line."""
+    from livingdict.claims import fmt
+
+    w = max([5, *(len(r.id) for r in summary.rows)])
+    out = []
+    for r in summary.rows:
+        if r.status == "pending":
+            out.append(f"  {r.id:<{w}}  pending (no notebook yet)")
+        elif r.status != "not run":
+            mark = "✓" if r.status == "passed" else "✗"
+            n = f"{len(r.passed)}/{len(summary.seeds)}"
+            line = f"{mark} {r.id:<{w}}  {n} seeds passed  {r.notebook}"
+            if r.failed:
+                line += f"  failed for seeds {_seeds(r.failed)}"
+            if r.missing:
+                line += f"  no ledger line for seeds {_seeds(r.missing)}"
+            out.append(line)
+    if not_run := [r.id for r in summary.rows if r.status == "not run"]:
+        out.append(
+            f"  not run (their notebooks were not named): {_seeds(not_run)}"
+        )
+    if table := margins(summary.rows):
+        out += [
+            "",
+            "margins: per claim and condition, the worst seed, thinnest first"
+            " (margin: how far inside its condition the value lay,",
+            f"relative to the threshold's scale; thin: below {THIN:g}; exact:"
+            " an equality, which has no margin)",
+            f"  {'margin':>7}  {'seed':>4}  {'claim':<{w}}  {'measured':>10}"
+            f"  {'expected':<16}  {'kind':<10}  condition",
+        ]
+        for m in table:
+            out.append(
+                f"  {m.margin:7.3f}  {m.seed!s:>4}  {m.claim:<{w}}  "
+                f"{fmt(m.measured):>10}  {m.expected:<16}  {m.kind:<10}  "
+                f"{m.condition}" + (f"  [{m.mark}]" if m.mark else "")
+            )
+    if checked := controls(summary.rows):
+        out += ["", "controls: each must fail its claim's test on every seed"]
+    for c in checked:
+        n = len(c.passed_for)
+        line = f"{'✓' if c.ok else '✗'} {c.claim:<{w}}  {n} control"
+        line += "" if n == 1 else "s"
+        bad = {k: v for k, v in c.passed_for.items() if v}
+        if not n:
+            line += ": none recorded"
+        elif not bad:
+            line += ", every one failed on every seed"
+        for name, seeds in bad.items():
+            line += f"; {name!r} passed for seeds {_seeds(seeds)}"
+        out.append(line)
+    out += [f"✗ {p}" for p in summary.problems]
+    statuses = ("passed", "failed", "pending", "not run")
+    counts = ", ".join(
+        f"{sum(r.status == s for r in summary.rows)} {s}" for s in statuses
+    )
+    thin = sum(m.mark == "thin" for m in table)
+    problems = (
+        f"; {len(summary.problems)} problem(s)" if summary.problems else ""
+    )
+    out.append(
+        f"sweep {'passed' if summary.ok else 'FAILED'}: seeds "
+        f"{' '.join(map(str, summary.seeds))}; {counts}; {thin} thin "
+        f"margin(s){problems}"
+    )
+    return "\n".join(out)
+
+
+def parse_sweep(argv: Sequence[str]) -> argparse.Namespace:
+    """Integers are seeds (default 0-19), anything else notebooks or
+    folders (default every lesson)."""
+    ap = argparse.ArgumentParser(prog="python -m tools.nbrun sweep")
+    ap.add_argument("items", nargs="*", help="seeds, notebooks or folders")
+    ap.add_argument(
+        "--ledger", type=Path, help="default: _build/sweep-ledger.jsonl"
+    )
+    ap.add_argument("--jobs", type=int, default=2, help="kernels at once")
+    args = ap.parse_args(argv)
+    args.seeds = [int(a) for a in args.items if a.lstrip("-").isdigit()]
+    args.targets = [a for a in args.items if not a.lstrip("-").isdigit()]
+    if any(s < 0 for s in args.seeds) or args.jobs < 1:
+        ap.error(f"seeds and --jobs must be >= 0 and >= 1, got {args.items}")
+    args.seeds = args.seeds or list(range(20))
+    return args
+
+
+def sweep(
+    argv: Sequence[str] = (),
+    *,
+    runner: Runner | None = None,
+    root: Path = ROOT,
+) -> int:
+    """``make sweep``."""
+    from livingdict import claims
+
+    args = parse_sweep(argv)
+    try:
+        paths = find_notebooks(root, args.targets)
+    except ValueError as err:
+        print(f"sweep: {err}", file=sys.stderr)
+        return 2
+    ledger = args.ledger or root / "_build" / "sweep-ledger.jsonl"
+    seeds = " ".join(map(str, args.seeds))
+    print(
+        f"sweep: {len(paths)} notebook(s) × seeds {seeds}, {args.jobs} at a"
+        f" time → {ledger}",
+        flush=True,
+    )
+    jobs = [Job(p, s) for p in paths for s in args.seeds]
+    runs = run_jobs(jobs, root, ledger, parallel=args.jobs, runner=runner)
+    registry = claims.registry(root / "src" / "livingdict" / "claims.yml")
+    summary = aggregate(registry, claims.read_ledger(ledger), runs, args.seeds)
+    print(report(summary))
+    return 0 if summary.ok else 1
+
+
+if __name__ == "__main__":
+    command, *rest = sys.argv[1:] or ["help"]
+    if command == "child":  # the process that ``execute`` starts
+        _child(*rest)
+    elif command in ("bench", "sweep"):
+        sys.exit({"bench": bench, "sweep": sweep}[command](rest))
+    else:
+        sys.exit(__doc__)

@@ -1,12 +1,9 @@
-"""Point the book at another repository (a fork) from one place: ``_config.yml``.
+"""Point the book at a fork: ``python -m tools.set_repo_url URL [--branch B]``.
 
-    python -m tools.set_repo_url https://github.com/<owner>/<name> [--branch main]
-
-Rewrites ``repository.url`` (and ``branch``) in ``_config.yml``, which the launch
-buttons read, then the Colab install cell (the first code cell) of every notebook,
-which has to name the URL literally because Colab opens a notebook without the rest of
-the repository. ``COLAB_CELL`` is that cell's one definition; ``tools.static_checks``
-fails until every lesson's first code cell equals ``colab_cell(url)``.
+Rewrites ``repository.url`` (and ``branch``) in ``_config.yml``, which the
+launch buttons read, then the Colab cell (the first code cell) of every
+lesson, which names the URL itself: Colab opens a notebook without the rest
+of the repository. ``make static`` fails while the two disagree.
 """
 
 from __future__ import annotations
@@ -19,9 +16,7 @@ from livingdict import claims
 
 ROOT = Path(__file__).resolve().parents[1]
 URL = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+$")
-
-#: The first code cell of every lesson, for the repository URL ``{url}``
-#: (IPython expands ``$REPO`` in the magic; every line fits 79 characters).
+#: The first code cell of every lesson (IPython expands ``$REPO``).
 COLAB_CELL = """# Colab only: install the book's helper package (does nothing elsewhere).
 import sys
 
@@ -36,7 +31,8 @@ def colab_cell(url: str) -> str:
 
 
 def set_config(text: str, url: str, branch: str | None = None) -> str:
-    """``_config.yml`` text with the ``repository:`` block's url (and branch) replaced."""
+    """``_config.yml`` with its ``repository:`` url (and branch) replaced,
+    every other line as it was."""
     if not URL.match(url):
         raise ValueError(
             f"expected https://github.com/<owner>/<name>, got {url!r}"
@@ -44,25 +40,18 @@ def set_config(text: str, url: str, branch: str | None = None) -> str:
     block = re.search(r"^repository:\n((?:[ \t]+.*\n|\s*\n)+)", text, re.M)
     if block is None:
         raise ValueError("_config.yml has no repository: block")
-    body = re.sub(
-        r"^(\s+url:\s*).*$",
-        lambda m: m.group(1) + url,
-        block.group(1),
-        flags=re.M,
-    )
-    if branch:
-        body = re.sub(
-            r"^(\s+branch:\s*).*$",
-            lambda m: m.group(1) + branch,
-            body,
-            flags=re.M,
-        )
+    body = block[1]
+    for key, value in (("url", url), ("branch", branch)):
+        if value:
+            body = re.sub(
+                rf"^(\s+{key}:\s*).*$", rf"\g<1>{value}", body, flags=re.M
+            )
     return text[: block.start(1)] + body + text[block.end(1) :]
 
 
 def set_colab_cell(source: str, url: str) -> str:
-    """The Colab cell for ``url``, replacing ``source`` — which must be a Colab
-    cell (of any URL or earlier layout), never a lesson's own code."""
+    """The Colab cell for ``url`` in place of ``source``, which must be a
+    Colab cell (of any URL or earlier layout), never a lesson's code."""
     if source.splitlines()[:1] != COLAB_CELL.splitlines()[:1]:
         raise ValueError(f"not a Colab cell:\n{source}")
     return colab_cell(url)
@@ -71,15 +60,13 @@ def set_colab_cell(source: str, url: str) -> str:
 def main(argv: list[str] | None = None) -> None:
     import nbformat
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.set_repo_url")
     parser.add_argument("url")
     parser.add_argument("--branch")
     args = parser.parse_args(argv)
     url = args.url.rstrip("/").removesuffix(".git")
     config = ROOT / "_config.yml"
-    config.write_text(
-        set_config(config.read_text(encoding="utf-8"), url, args.branch)
-    )
+    config.write_text(set_config(config.read_text("utf-8"), url, args.branch))
     for path in claims.notebooks(ROOT):
         nb = nbformat.read(path, as_version=4)
         cell = next(c for c in nb.cells if c.cell_type == "code")

@@ -1,38 +1,18 @@
-"""Sphinx extension: the book shows what its ledger measured, and refuses to lie.
+"""Sphinx extension: the book shows what its ledger measured; it never lies.
 
-Directives
-----------
-``{claims-summary}``
-    One paragraph: how many claims are registered, how many hold, hold with caveats,
-    do not hold, or are pending; how many conditions were algebra, how many
-    experiments, how many positive controls ran.
-``{claims-table}`` (``:chapter:`` N keeps one chapter; ``:numbers:`` gives the ledger's
-    full rows) A short list for a reader's page: each claim's id (linked to its
-    lesson), verdict, statement and a link to its row in the ledger. With
-    ``:numbers:``, one row per claim: what was measured beside what it needed, each
-    condition's kind (by algebra or by experiment), the controls and the check.
-``{verdict} <id> [<id> ...]``
-    A lesson's verdict box, from the same sources.
-``{essay-summary}``
-    The answer page's opening table: per verdict, the claims that reached it.
-``{claim}`C2.3``` (a role)
-    A claim's id in prose, linked to its lesson.
-``{essay-checked}``
-    The answer page: every claim in the essay's order, with the essay's key
-    phrase, the claim in our words, the verdict, why (the registry's ``why``),
-    the kinds of its conditions and a link to its lesson.
+Directives leave placeholders that are filled at write time, from
+``livingdict/claims.yml`` and the ledger the lessons wrote while the pages
+were read: ``{claims-summary}``, ``{claims-table}`` (``:chapter: N``; with
+``:numbers:`` the ledger's rows), ``{verdict} <id> ...``,
+``{essay-summary}``, ``{essay-checked}``; roles ``{claim}``,
+``{claim-verdict}``, ``{verdict-badge}``. Under ``-W`` the build fails when
+a claim whose lesson is built has no passing latest line. The pages are
+re-written, not re-read, when what they show changes (``ledger_stamp``).
 
-Sources: the registry ``livingdict/claims.yml`` and the ledger that executing the
-notebooks wrote (``livingdict.claims.ledger_path()``); the latest line of an id wins.
-Placeholders are filled at ``doctree-resolved`` (write time: the pickled doctrees keep
-the placeholders). When what the pages show changes (``ledger_stamp``: the registry,
-the latest line of every id, the pages built), they are re-written, not re-read.
-
-The guard: once all pages are read, every claim whose lesson is part of this build must
-have a ledger line and its latest line must have passed; otherwise the build logs a
-warning (an error under ``-W``). A claim whose lesson is not in this build is shown as
-"not built" without a warning. A record from before condition kinds were recorded
-shows its conditions as of unrecorded kind.
+Their words are in no document, so Sphinx's i18n never sees them: they are
+the gettext domain ``claims`` (``claims.pot``: the registry's shown texts,
+every ``_("…")`` here, the names the ledger recorded), compiled from
+``claims.po`` in a translated build (fuzzy entries left out).
 """
 
 from __future__ import annotations
@@ -45,23 +25,19 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from claims_i18n import (
-    _,
-    catalog_bytes,
-)  # the "claims" domain (beside this file)
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx import locale
 from sphinx.application import Sphinx
 from sphinx.util import logging
-from sphinx.util.docutils import SphinxDirective
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+from sphinx.util.i18n import CatalogInfo
 
 from livingdict import claims
 
 logger = logging.getLogger(__name__)
-STATIC = Path(__file__).with_name("static")
-
-VERDICTS = claims.VERDICTS
-#: how the "check" column reads for each status
+DOMAIN = "claims"
+_ = locale.get_translation(DOMAIN)
 CHECK_TEXT = {
     "passed": "✓ passed",
     "failed": "✗ FAILED",
@@ -69,54 +45,39 @@ CHECK_TEXT = {
     "unbuilt": "not built",
     "pending": "",
 }
-#: how a condition's kind reads (``unknown``: a record from before kinds)
-KIND_TEXT = {
+KIND_TEXT = {  # unknown: a record from before kinds were recorded
     "experiment": "by experiment",
     "identity": "by algebra",
     "unknown": "kind not recorded",
 }
-if False:  # the words above and the verdicts, for the "claims" catalog
-    _("✓ passed"), _("✗ FAILED"), _("✗ no ledger line"), _("not built")
-    _("holds"), _("holds with caveats"), _("does not hold"), _("pending")
-    _("conclusion holds, reason does not"), _("inconclusive")
-    _("by experiment"), _("by algebra"), _("kind not recorded")
-
-
-def _check_text(status: str) -> str:
-    """How a check's status reads, in the reader's language."""
-    return _(CHECK_TEXT[status]) if CHECK_TEXT[status] else ""
+KIND_COUNT = {
+    "experiment": "{n} by experiment",
+    "identity": "{n} by algebra",
+    "unknown": "{n} of unrecorded kind",
+}
+#: the registry's fields pages show (``essay`` is quoted, not translated)
+SHOWN = ("claim", "title", "section", "verdict", "why")
+Record = Mapping[str, Any]
 
 
 def slug(text: str) -> str:
-    """``"holds with caveats"`` → ``"holds-with-caveats"``, ``"C2.1"`` → ``"c2-1"``."""
+    """``"holds with caveats"`` → ``"holds-with-caveats"``."""
     return "-".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def anchor(cid: str) -> str:
-    """The id of a claim's row in the ledger (``C2.1`` → ``claim-c2-1``)."""
+    """The id of a claim's row in the ledger."""
     return f"claim-{slug(cid)}"
 
 
-# --------------------------------------------------------------------------- logic
-def latest_records(
-    records: Iterable[Mapping[str, Any]],
-) -> dict[str, dict[str, Any]]:
-    """The latest ledger record of each claim id (records are in file order)."""
+def latest_records(records: Iterable[Record]) -> dict[str, dict[str, Any]]:
     return {rec["id"]: dict(rec) for rec in records}
 
 
-def claim_status(
-    entry: Mapping[str, Any],
-    rec: Mapping[str, Any] | None,
-    built: Iterable[str] | None,
-) -> str:
-    """One of ``pending | unbuilt | missing | failed | passed``.
-
-    ``pending``: the registry names no lesson yet. ``unbuilt``: it names one that is not
-    among ``built`` (the docnames of this build; ``None`` = assume every lesson built).
-    ``missing``: the lesson was built but the ledger has no line for the id.
-    ``failed`` / ``passed``: the latest line's outcome.
-    """
+def claim_status(entry: Record, rec: Record | None, built: Any) -> str:
+    """``pending`` (no lesson), ``unbuilt`` (its lesson is not among
+    ``built``; ``None``: all are), ``missing`` (no ledger line), or the
+    latest line's ``failed`` / ``passed``."""
     notebook = entry.get("notebook")
     if not notebook:
         return "pending"
@@ -128,229 +89,209 @@ def claim_status(
 
 
 def ledger_problems(
-    registry: Mapping[str, Mapping[str, Any]],
-    latest: Mapping[str, Mapping[str, Any]],
-    built: Iterable[str] | None,
+    registry: Mapping[str, Record], latest: Mapping[str, Record], built: Any
 ) -> list[tuple[str, str]]:
-    """``(docname, message)`` for every built claim without a passing latest line."""
+    """``(docname, message)`` for every built claim without a passing
+    latest line."""
     built = None if built is None else set(built)
     problems = []
     for cid, entry in registry.items():
-        rec = latest.get(cid)
+        nb, rec = entry.get("notebook"), latest.get(cid)
         status = claim_status(entry, rec, built)
         if status == "missing":
-            problems.append(
-                (
-                    entry["notebook"],
-                    f"claim {cid}: its lesson {entry['notebook']} was built but the ledger "
-                    f"{claims.ledger_path()} has no line for it (does the lesson call "
-                    f'claims.check("{cid}", ...)?)',
-                )
+            message = (
+                f"claim {cid}: its lesson {nb} was built but the ledger "
+                f"{claims.ledger_path()} has no line for it (does the lesson "
+                f'call claims.check("{cid}", ...)?)'
             )
+            problems.append((nb, message))
         elif status == "failed":
-            problems.append(
-                (
-                    entry["notebook"],
-                    f"claim {cid}: the latest check in the ledger failed: "
-                    f"{json.dumps(rec, ensure_ascii=False)}",
-                )
-            )
+            record = json.dumps(rec, ensure_ascii=False)
+            message = f"claim {cid}: the latest check in the ledger failed: "
+            problems.append((nb, message + record))
     return problems
 
 
 def summary_counts(
-    registry: Mapping[str, Mapping[str, Any]],
-    latest: Mapping[str, Mapping[str, Any]],
-    built: Iterable[str] | None,
+    registry: Mapping[str, Record], latest: Mapping[str, Record], built: Any
 ) -> Counter:
-    """Counts of verdicts (of claims whose check passed) and of the other statuses."""
+    """How many claims reached each verdict (their check passed), and how
+    many are in each other status."""
     built = None if built is None else set(built)
     counts: Counter = Counter()
     for cid, entry in registry.items():
         status = claim_status(entry, latest.get(cid), built)
-        if status == "passed" and entry.get("verdict") in VERDICTS:
+        if status == "passed" and entry.get("verdict") in claims.VERDICTS:
             counts[entry["verdict"]] += 1
         else:
-            counts[status if status != "passed" else "pending"] += 1
+            counts["pending" if status == "passed" else status] += 1
     return counts
 
 
 def shown_expected(text: str) -> str:
-    """An ``expected`` condition as a reader reads it (``== 0`` → ``= 0``,
-    ``true`` → ``yes``)."""
+    """``== 0`` → ``= 0``, ``true`` → ``yes``."""
     return {"true": "yes", "false": "no"}.get(text, text.replace("==", "="))
 
 
-def condition_kind(rec: Mapping[str, Any], name: str) -> str:
-    """``experiment``, ``identity`` or ``unknown`` (a record without kinds)."""
-    kind = (rec.get("kinds") or {}).get(name)
-    if kind is None:
-        kind = next(
-            (
-                c.get("kind")
-                for c in rec.get("conditions") or []
-                if c.get("name") == name
-            ),
-            None,
-        )
+def condition_kind(rec: Record, name: str) -> str:
+    """``experiment``, ``identity`` or ``unknown``."""
+    kinds = {c.get("name"): c.get("kind") for c in rec.get("conditions") or []}
+    kind = (rec.get("kinds") or {}).get(name, kinds.get(name))
     return kind if kind in ("experiment", "identity") else "unknown"
 
 
-def quantity_rows(rec: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
-    """``(quantity, measured, expected, kind)`` for every measured quantity of a
-    ledger record, tested ones first (expected ``—``, kind ``""`` when only
-    reported)."""
-    measured = rec.get("measured") or {}
-    expected = rec.get("expected") or {}
-    if not isinstance(measured, dict):  # a record from before named quantities
-        return [("measured", claims.fmt(measured), str(expected), "unknown")]
+def quantity_rows(rec: Record) -> list[tuple[str, str, str, str]]:
+    """``(quantity, measured, expected, kind)``, tested ones first (``—``
+    and ``""`` for one only reported)."""
+    measured, expected = rec.get("measured") or {}, rec.get("expected") or {}
+    fmt, kind = claims.fmt, condition_kind
     rows = [
-        (
-            k,
-            claims.fmt(measured[k]),
-            shown_expected(str(v)),
-            condition_kind(rec, k),
-        )
+        (k, fmt(measured[k]), shown_expected(str(v)), kind(rec, k))
         for k, v in expected.items()
         if k in measured
     ]
-    rows += [
-        (k, claims.fmt(v), "—", "")
-        for k, v in measured.items()
-        if k not in expected
-    ]
-    return rows
+    others = [k for k in measured if k not in expected]
+    return rows + [(k, fmt(measured[k]), "—", "") for k in others]
 
 
-def kind_counts(rec: Mapping[str, Any]) -> Counter:
-    """How many tested conditions of a record are of each kind."""
+def kind_counts(rec: Record) -> Counter:
     return Counter(kind for *_, kind in quantity_rows(rec) if kind)
-
-
-#: how a count of conditions of each kind reads
-KIND_COUNT = {
-    "experiment": "{n} by experiment",
-    "identity": "{n} by algebra",
-    "unknown": "{n} of unrecorded kind",
-}
-if False:  # for the "claims" catalog
-    _("{n} by experiment"), _("{n} by algebra"), _("{n} of unrecorded kind")
 
 
 def kinds_text(counts: Mapping[str, int]) -> str:
     """``"2 by experiment, 1 by algebra"``; ``"by algebra only (3)"``."""
     if set(counts) == {"identity"}:
         return _("by algebra only ({n})").format(n=counts["identity"])
-    return _(", ").join(
-        _(KIND_COUNT[k]).format(n=counts[k])
-        for k in KIND_COUNT
+    texts = [
+        _(t).format(n=counts[k])
+        for k, t in KIND_COUNT.items()
         if counts.get(k)
-    )
+    ]
+    return _(", ").join(texts)
 
 
 def control_lines(
-    rec: Mapping[str, Any], key: str = "controls"
+    rec: Record, key: str = "controls"
 ) -> list[tuple[str, bool]]:
-    """``(control, it failed the test as it must)`` for each control of
-    ``key`` (``controls`` or ``positive_controls``)."""
+    """``(control, it failed the test as it must)`` of ``controls`` or
+    ``positive_controls``."""
     return [
         (name, not passed) for name, passed in (rec.get(key) or {}).items()
     ]
 
 
-# ---------------------------------------------------------------------- directives
+# ------------------------------------------------------------- the source
 class claims_placeholder(nodes.General, nodes.Element):
-    """Replaced by a summary, a table or a verdict box once all notebooks have run."""
-
-
-def _directive(kind: str, **spec: Any) -> type[SphinxDirective]:
-    """A directive that leaves a placeholder of ``kind`` (with its options and
-    arguments) for ``_resolve``."""
-
-    class Directive(SphinxDirective):
-        option_spec = spec.get("options", {})
-        required_arguments = spec.get("args", 0)
-        optional_arguments = 20 if spec.get("args") else 0
-
-        def run(self) -> list[nodes.Node]:
-            env = self.env
-            env.note_dependency(str(claims.REGISTRY_PATH))
-            env.metadata[env.docname]["claims_ledger_page"] = True
-            if kind == "summary":
-                env.metadata[env.docname]["claims_ledger_index"] = True
-            reg = claims.registry()
-            for cid in self.arguments:
-                if cid not in reg:
-                    raise self.error(f"{kind}: unknown claim id {cid!r}")
-            chapter = self.options.get("chapter")
-            if chapter is not None and str(chapter) not in claims.chapters():
-                raise self.error(f"claims-table: unknown chapter {chapter!r}")
-            node = claims_placeholder(kind=kind, ids=list(self.arguments))
-            node["chapter"] = chapter
-            node["numbers"] = "numbers" in self.options
-            return [node]
-
-    return Directive
+    pass
 
 
 class claim_ref(nodes.Inline, nodes.TextElement):
-    """``{claim}`C2.3```: the id, linked to its lesson once all pages are read."""
+    pass
 
 
-def claim_role(
-    name, rawtext, text, lineno, inliner, options=None, content=None
-):
-    """``{claim}`C2.3``` in prose: the claim's id, linked to its lesson."""
-    if text not in claims.registry():
-        msg = inliner.reporter.error(
-            f"claim: unknown claim id {text!r}", line=lineno
-        )
-        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
-    return [claim_ref(text, text, id=text)], []
+PLACEHOLDERS = (
+    "claims-summary",
+    "claims-table",
+    "verdict",
+    "essay-summary",
+    "essay-checked",
+)
 
 
-def claim_verdict_role(
-    name, rawtext, text, lineno, inliner, options=None, content=None
-):
-    """``{claim-verdict}`R1```: the id, linked, and its registered verdict."""
-    refs, msgs = claim_role(name, rawtext, text, lineno, inliner)
-    if msgs:
-        return refs, msgs
-    return [
-        *refs,
-        nodes.Text(" "),
-        _badge(claims.registry()[text]["verdict"]),
-    ], []
+class Placeholder(SphinxDirective):
+    """Every directive here: a placeholder named after it."""
+
+    optional_arguments = 20
+    option_spec = {"chapter": directives.unchanged, "numbers": directives.flag}
+
+    def run(self) -> list[nodes.Node]:
+        meta = self.env.metadata[self.env.docname]
+        self.env.note_dependency(str(claims.REGISTRY_PATH))
+        meta["claims_ledger_page"] = True
+        if self.name == "claims-summary":
+            meta["claims_ledger_index"] = True  # the ledger links go here
+        if self.name == "verdict" and not self.arguments:
+            raise self.error("verdict: name the claim ids")
+        for cid in self.arguments:
+            if cid not in claims.registry():
+                raise self.error(f"{self.name}: unknown claim id {cid!r}")
+        chapter = self.options.get("chapter")
+        if chapter is not None and str(chapter) not in claims.chapters():
+            raise self.error(f"claims-table: unknown chapter {chapter!r}")
+        node = claims_placeholder(kind=self.name, ids=list(self.arguments))
+        node["chapter"], node["numbers"] = chapter, "numbers" in self.options
+        return [node]
 
 
-def verdict_badge_role(
-    name, rawtext, text, lineno, inliner, options=None, content=None
-):
-    """``{verdict-badge}`holds``` renders a verdict as the ledger shows it."""
-    if text not in (*VERDICTS, "pending"):
-        msg = inliner.reporter.error(
-            f"verdict-badge: unknown verdict {text!r}", line=lineno
-        )
-        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
-    return [_badge(None if text == "pending" else text)], []
+class ClaimRole(SphinxRole):
+    """``{claim}`C2.3```: the id, linked to its lesson; ``{claim-verdict}``
+    adds its verdict; ``{verdict-badge}`holds``` shows a verdict."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        badge = self.name == "verdict-badge"
+        known = (*claims.VERDICTS, "pending") if badge else claims.registry()
+        if self.text not in known:
+            what = "verdict" if badge else "claim id"
+            message = f"{self.name}: unknown {what} {self.text!r}"
+            error = self.inliner.reporter.error(message, line=self.lineno)
+            problem = self.inliner.problematic(
+                self.rawtext, self.rawtext, error
+            )
+            return [problem], [error]
+        if badge:
+            return [_badge(None if self.text == "pending" else self.text)], []
+        out: list[nodes.Node] = [claim_ref(self.text, self.text, id=self.text)]
+        if self.name == "claim-verdict":
+            verdict = claims.registry()[self.text]["verdict"]
+            out += [nodes.Text(" "), _badge(verdict)]
+        return out, []
 
 
-# ------------------------------------------------------------------------ rendering
+# ------------------------------------------------------------ the pages
+def _check_text(status: str) -> str:
+    return _(CHECK_TEXT[status]) if CHECK_TEXT[status] else ""
+
+
+def _badge(verdict: str | None) -> nodes.Node:
+    text = verdict or "pending"
+    classes = ["claim-verdict", f"claim-verdict-{slug(text)}"]
+    return nodes.inline(text=_(text), classes=classes)
+
+
+def _para(*children: Any, classes: list[str] | None = None) -> nodes.paragraph:
+    texts = [
+        c if isinstance(c, nodes.Node) else nodes.Text(c) for c in children
+    ]
+    return nodes.paragraph("", "", *texts, classes=classes or [])
+
+
+def _table(
+    head: list[str], widths: list[int], rows: list, cls: str
+) -> nodes.table:
+    """A table: ``rows`` of (cells, each a list of nodes; classes; ids)."""
+    group = nodes.tgroup(cols=len(head))
+    group += [nodes.colspec(colwidth=w) for w in widths]
+    heads = [nodes.entry("", nodes.paragraph(text=h)) for h in head]
+    body = nodes.tbody()
+    for cells, classes, ids in rows:
+        entries = [nodes.entry("", *content) for content in cells]
+        body += nodes.row("", *entries, classes=classes, ids=ids)
+    group += [nodes.thead("", nodes.row("", *heads)), body]
+    return nodes.table("", group, classes=[cls, "colwidths-given"])
+
+
 class Page:
-    """What every renderer needs: the app, the page being written, the ledger."""
+    """What every renderer needs: the page written, the registry, the
+    ledger, the pages built, the ledger page (``index``)."""
 
     def __init__(self, app: Sphinx, docname: str) -> None:
         self.app, self.docname = app, docname
         self.reg = claims.registry()
         self.latest = latest_records(claims.read_ledger(claims.ledger_path()))
         self.built = set(app.env.found_docs)
+        meta = app.env.metadata.items()
         self.index = next(
-            (
-                d
-                for d, m in app.env.metadata.items()
-                if m.get("claims_ledger_index")
-            ),
-            None,
+            (d for d, m in meta if m.get("claims_ledger_index")), None
         )
 
     def link(
@@ -360,26 +301,17 @@ class Page:
         if not target or target not in self.built:
             return nodes.Text(text)
         uri = self.app.builder.get_relative_uri(self.docname, target)
-        if fragment:
-            uri = (
-                f"{uri}#{fragment}"
-                if target != self.docname
-                else f"#{fragment}"
-            )
+        uri = "" if target == self.docname and fragment else uri
+        uri += f"#{fragment}" if fragment else ""
         return nodes.reference("", text, internal=True, refuri=uri)
 
     def claim_id(self, cid: str) -> nodes.Node:
-        """The id, in bold, linked to its lesson."""
         return nodes.strong(
             "", "", self.link(self.reg[cid].get("notebook"), cid)
         )
 
-    def ledger_link(self, cid: str, text: str) -> nodes.Node:
-        return self.link(self.index, text, anchor(cid))
-
     def lesson(self, cid: str, template: str) -> nodes.Node:
-        nb = self.reg[cid].get("notebook")
-        titles = self.app.env.titles
+        nb, titles = self.reg[cid].get("notebook"), self.app.env.titles
         title = titles[nb].astext() if nb in titles else str(nb)
         return self.link(nb, template.format(title=title))
 
@@ -388,8 +320,8 @@ class Page:
 
     def shown(self, cid: str) -> dict[str, Any] | None:
         """The latest record, if the check ran in this build."""
-        rec = self.latest.get(cid)
-        return rec if self.status(cid) in ("passed", "failed") else None
+        ran = self.status(cid) in ("passed", "failed")
+        return self.latest.get(cid) if ran else None
 
     def entries(self, chapter: str | None = None) -> list[str]:
         return [
@@ -398,47 +330,13 @@ class Page:
             if chapter is None or str(e["chapter"]) == str(chapter)
         ]
 
-
-def _badge(verdict: str | None) -> nodes.Node:
-    text = verdict or "pending"
-    return nodes.inline(
-        text=_(text), classes=["claim-verdict", f"claim-verdict-{slug(text)}"]
-    )
-
-
-def _table(
-    header: list[str],
-    widths: list[int],
-    rows: Iterable[tuple[list[list[nodes.Node]], list[str], list[str]]],
-    classes: list[str],
-) -> nodes.table:
-    """A table: ``rows`` of (cells, each a list of nodes; row classes; row ids)."""
-    table = nodes.table(classes=[*classes, "colwidths-given"])
-    group = nodes.tgroup(cols=len(header))
-    table += group
-    for width in widths:
-        group += nodes.colspec(colwidth=width)
-    hrow = nodes.row()
-    for h in header:
-        hrow += nodes.entry("", nodes.paragraph(text=h))
-    group += nodes.thead("", hrow)
-    body = nodes.tbody()
-    group += body
-    for cells, row_classes, ids in rows:
-        row = nodes.row(classes=row_classes, ids=ids)
-        for content in cells:
-            row += nodes.entry("", *content)
-        body += row
-    return table
-
-
-def _para(*children: nodes.Node | str, classes: list[str] | None = None):
-    para = nodes.paragraph(classes=classes or [])
-    for child in children:
-        para += (
-            child if isinstance(child, nodes.Node) else nodes.Text(str(child))
-        )
-    return para
+    def pending(self, cid: str) -> list[nodes.Node]:
+        """`` (not built)`` and the like, after a claim that did not pass."""
+        if (status := self.status(cid)) == "passed":
+            return []
+        return [
+            nodes.emphasis(text=f" ({_check_text(status) or _('pending')})")
+        ]
 
 
 def _summary(page: Page) -> nodes.Node:
@@ -448,111 +346,78 @@ def _summary(page: Page) -> nodes.Node:
         _(" registered. "),
         classes=["claims-summary"],
     )
-    parts = [*VERDICTS, "pending"]
-    for i, verdict in enumerate(parts):
-        para += nodes.strong(text=str(counts[verdict]))
-        para += nodes.Text(" ")
-        para += _badge(None if verdict == "pending" else verdict)
-        para += nodes.Text(" · " if i < len(parts) - 1 else ". ")
-    extra = [
-        f"{counts[s]} {_check_text(s)}"
-        for s in ("unbuilt", "missing", "failed")
-        if counts[s]
-    ]
+    for i, verdict in enumerate(parts := [*claims.VERDICTS, "pending"]):
+        badge = _badge(None if verdict == "pending" else verdict)
+        end = " · " if i < len(parts) - 1 else ". "
+        para += [nodes.strong(text=str(counts[verdict])), nodes.Text(" ")]
+        para += [badge, nodes.Text(end)]
+    statuses = ("unbuilt", "missing", "failed")
+    extra = [f"{counts[s]} {_check_text(s)}" for s in statuses if counts[s]]
     if extra:
-        para += nodes.emphasis(
-            text=_("Not checked in this build: ") + ", ".join(extra) + ". "
-        )
+        text = _("Not checked in this build: ") + ", ".join(extra) + ". "
+        para += nodes.emphasis(text=text)
     else:
         para += nodes.Text(_("Every check that ran in this build passed. "))
-    kinds: Counter = Counter()
-    positive = 0
-    for cid in page.reg:
-        if rec := page.shown(cid):
-            kinds += kind_counts(rec)
-            positive += len(control_lines(rec, "positive_controls"))
-    para += nodes.Text(
-        _("Their conditions: {kinds}; positive controls: {positive}.").format(
-            kinds=kinds_text(kinds) or "—", positive=positive
-        )
-    )
+    shown = [rec for cid in page.reg if (rec := page.shown(cid))]
+    kinds = kinds_text(sum(map(kind_counts, shown), Counter())) or "—"
+    positive = sum(len(control_lines(r, "positive_controls")) for r in shown)
+    text = _("Their conditions: {kinds}; positive controls: {positive}.")
+    para += nodes.Text(text.format(kinds=kinds, positive=positive))
     return para
 
 
-def _controls(rec: Mapping[str, Any], key: str) -> nodes.Node:
-    """Each control of ``key`` and whether it failed, as it must."""
+def _controls(rec: Record, key: str) -> nodes.Node:
     items = nodes.bullet_list(classes=["claim-controls"])
     for name, failed in control_lines(rec, key):
         outcome = (
             _("failed, as it should") if failed else _("PASSED (it must not)")
         )
-        items += nodes.list_item(
-            "",
-            _para(
-                _(name) + " — " + _("must fail: "),
-                nodes.strong(text=outcome),
-            ),
-        )
+        must = _(name) + " — " + _("must fail: ")
+        items += nodes.list_item("", _para(must, nodes.strong(text=outcome)))
     return items
 
 
-def _measured_lines(rec: Mapping[str, Any]) -> nodes.Node:
-    """The ledger's cell: each quantity beside what it needed and its kind."""
+def _measured_lines(rec: Record) -> nodes.Node:
+    """The ledger's cell: each quantity beside what it needed, its kind."""
     lines = nodes.line_block()
     for name, value, needed, kind in quantity_rows(rec):
-        need = ""
-        if needed != "—":
-            need = _(" (needed {condition}, {kind})").format(
-                condition=needed, kind=_(KIND_TEXT[kind])
-            )
+        need = _(" (needed {condition}, {kind})") if needed != "—" else ""
+        if need:
+            need = need.format(condition=needed, kind=_(KIND_TEXT[kind]))
         lines += nodes.line(text=f"{_(name)}: {value}{need}")
-    lines += nodes.line(
-        text=_("conditions: {kinds}").format(
-            kinds=kinds_text(kind_counts(rec))
+    kinds = _("conditions: {kinds}").format(kinds=kinds_text(kind_counts(rec)))
+    lines += nodes.line(text=kinds, classes=["claim-kinds"])
+    counts = {
+        "controls": _("controls: {failed} of {n} failed, as they must"),
+        "positive_controls": _(
+            "positive controls: {failed} of {n} failed, as they must"
         ),
-        classes=["claim-kinds"],
-    )
-    for key, text in (
-        ("controls", _("controls: {failed} of {n} failed, as they must")),
-        (
-            "positive_controls",
-            _("positive controls: {failed} of {n} failed, as they must"),
-        ),
-    ):
+    }
+    for key, text in counts.items():
         controls = control_lines(rec, key)
         if controls or key == "controls":
             failed = sum(ok for _name, ok in controls)
-            lines += nodes.line(
-                text=text.format(failed=failed, n=len(controls)),
-                classes=["claim-controls-count"],
-            )
+            text = text.format(failed=failed, n=len(controls))
+            lines += nodes.line(text=text, classes=["claim-controls-count"])
     return lines
 
 
 def _ledger_table(page: Page, chapter: str | None) -> nodes.Node:
-    chapters = claims.chapters()
-    header = [
-        _("claim"),
-        _("statement and lesson"),
-        _("verdict"),
-        _("what was measured"),
-    ]
-    widths = [8, 40, 16, 36]
+    head = [_("claim"), _("statement and lesson"), _("verdict")]
+    head, widths = [*head, _("what was measured")], [8, 40, 16, 36]
     if chapter is None:
-        header.insert(2, _("essay section"))
+        head.insert(2, _("essay section"))
         widths = [7, 32, 14, 15, 32]
     rows = []
     for cid in page.entries(chapter):
         e, rec, status = page.reg[cid], page.shown(cid), page.status(cid)
         lesson = nodes.paragraph(classes=["claim-lesson"])
         if e.get("notebook"):
-            lesson += nodes.Text(_("Lesson: "))
-            lesson += page.lesson(cid, "{title}")
+            lesson += [nodes.Text(_("Lesson: ")), page.lesson(cid, "{title}")]
         else:
             lesson += nodes.emphasis(text=_("Lesson not written yet."))
         check = _check_text(status)
-        if rec:
-            check += _(", seed {seed}").format(seed=rec.get("seed"))
+        check += _(", seed {seed}").format(seed=rec.get("seed")) if rec else ""
         cells = [
             [_para(page.claim_id(cid))],
             [nodes.paragraph(text=_(e["claim"].strip())), lesson],
@@ -563,59 +428,51 @@ def _ledger_table(page: Page, chapter: str | None) -> nodes.Node:
             [_measured_lines(rec) if rec else nodes.paragraph(text="—")],
         ]
         if chapter is None:
-            section = _(chapters[str(e["chapter"])]["section"])
-            cells.insert(2, [nodes.paragraph(text=section)])
+            section = claims.chapters()[str(e["chapter"])]["section"]
+            cells.insert(2, [nodes.paragraph(text=_(section))])
         rows.append((cells, [f"claim-{status}"], [anchor(cid)]))
-    return _table(header, widths, rows, ["claims-ledger"])
+    return _table(head, widths, rows, "claims-ledger")
 
 
 def _short_list(page: Page, chapter: str | None) -> nodes.Node:
-    """A reader's page: id (to the lesson), verdict, statement, to the ledger."""
+    """A reader's page: id (to its lesson), verdict, statement, its row."""
     items = nodes.bullet_list(classes=["claims-short"])
     for cid in page.entries(chapter):
-        status = page.status(cid)
+        e, to_row = page.reg[cid], _("Its numbers in the ledger →")
         para = _para(
             page.claim_id(cid),
             " ",
-            _badge(page.reg[cid].get("verdict")),
-            " " + _(page.reg[cid]["claim"].strip()) + " ",
-            page.ledger_link(cid, _("Its numbers in the ledger →")),
+            _badge(e.get("verdict")),
+            " " + _(e["claim"].strip()) + " ",
+            page.link(page.index, to_row, anchor(cid)),
+            *page.pending(cid),
         )
-        if status != "passed":
-            para += nodes.emphasis(
-                text=f" ({_check_text(status) or _('pending')})"
-            )
-        items += nodes.list_item("", para, classes=[f"claim-{status}"])
+        status = f"claim-{page.status(cid)}"
+        items += nodes.list_item("", para, classes=[status])
     return items
 
 
 def _verdict_box(page: Page, ids: list[str]) -> nodes.Node:
     verdicts = {page.reg[c].get("verdict") or "pending" for c in ids}
-    one = next(iter(verdicts)) if len(verdicts) == 1 else None
+    one = verdicts.pop() if len(verdicts) == 1 else None
     box = nodes.admonition(
         classes=["verdict", f"verdict-{slug(one or 'mixed')}"]
     )
-    box += nodes.title(
-        text=_("Verdict: {verdict}").format(verdict=_(one))
-        if one
-        else _("Verdicts")
-    )
+    title = _("Verdict: {verdict}").format(verdict=_(one)) if one else ""
+    box += nodes.title(text=title or _("Verdicts"))
     for cid in ids:
+        e, rec = page.reg[cid], page.shown(cid)
         box += _para(
-            nodes.strong("", "", page.ledger_link(cid, cid)),
+            nodes.strong("", "", page.link(page.index, cid, anchor(cid))),
             " ",
-            _badge(page.reg[cid].get("verdict")),
-            " " + _(page.reg[cid]["claim"].strip()),
+            _badge(e.get("verdict")),
+            " " + _(e["claim"].strip()),
             classes=["verdict-claim"],
         )
-        rec = page.shown(cid)
         if rec is None:
             status = _check_text(page.status(cid)) or _("pending")
-            box += _para(
-                nodes.emphasis(
-                    text=_("Check: {status}.").format(status=status)
-                )
-            )
+            text = _("Check: {status}.").format(status=status)
+            box += _para(nodes.emphasis(text=text))
             continue
         counts = kind_counts(rec)
         box += _para(
@@ -626,30 +483,23 @@ def _verdict_box(page: Page, ids: list[str]) -> nodes.Node:
         if set(counts) == {"identity"}:
             box += _para(
                 _(
-                    "Every condition of this check is true by algebra whenever "
-                    "the code is right: it guards the code, it is not evidence "
-                    "that could have come out the other way."
+                    "Every condition of this check is true by algebra "
+                    "whenever the code is right: it guards the code, it is "
+                    "not evidence that could have come out the other way."
                 ),
                 classes=["verdict-identities-only"],
             )
-        rows = [
-            (
-                [
-                    [nodes.paragraph(text=t)]
-                    for t in (_(n), v, need, kind_word)
-                ],
-                [],
-                [],
+        rows = []
+        for name, value, needed, kind in quantity_rows(rec):
+            texts = (
+                _(name),
+                value,
+                needed,
+                _(KIND_TEXT[kind]) if kind else "",
             )
-            for n, v, need, kind in quantity_rows(rec)
-            for kind_word in [_(KIND_TEXT[kind]) if kind else ""]
-        ]
-        box += _table(
-            [_("quantity"), _("measured"), _("needed"), _("kind")],
-            [46, 18, 18, 18],
-            rows,
-            ["claim-quantities"],
-        )
+            rows.append(([[nodes.paragraph(text=t)] for t in texts], [], []))
+        head = [_("quantity"), _("measured"), _("needed"), _("kind")]
+        box += _table(head, [46, 18, 18, 18], rows, "claim-quantities")
         box += _para(
             nodes.strong(text=_("What would have failed")),
             _(" (the same test applied to something that must fail it):"),
@@ -666,12 +516,10 @@ def _verdict_box(page: Page, ids: list[str]) -> nodes.Node:
                 classes=["verdict-controls-head"],
             )
             box += _controls(rec, "positive_controls")
-        box += _para(
-            _("{check} in this build (seed {seed}).").format(
-                check=_check_text(page.status(cid)), seed=rec.get("seed")
-            ),
-            classes=["verdict-check"],
+        check = _("{check} in this build (seed {seed}).").format(
+            check=_check_text(page.status(cid)), seed=rec.get("seed")
         )
+        box += _para(check, classes=["verdict-check"])
     if page.index:
         box += _para(
             _("Every claim and its numbers: "),
@@ -685,9 +533,9 @@ def _verdict_box(page: Page, ids: list[str]) -> nodes.Node:
 
 
 def _essay_summary(page: Page) -> nodes.Node:
-    """Per verdict, the claims that reached it (ids linked, the essay's phrase)."""
+    """Per verdict, the claims that reached it (the essay's phrases)."""
     rows = []
-    for verdict in VERDICTS:
+    for verdict in claims.VERDICTS:
         ids = [
             c for c in page.entries() if page.reg[c].get("verdict") == verdict
         ]
@@ -698,42 +546,27 @@ def _essay_summary(page: Page) -> nodes.Node:
                 cell += nodes.inline(
                     text=f" 「{phrase}」", classes=["essay-phrase"]
                 )
-            if i < len(ids) - 1:
-                cell += nodes.Text(" · ")
-        rows.append(
-            (
-                [
-                    [_para(_badge(verdict))],
-                    [nodes.paragraph(text=str(len(ids)))],
-                    [cell],
-                ],
-                [f"essay-summary-{slug(verdict)}"],
-                [],
-            )
-        )
-    return _table(
-        [_("verdict"), _("claims"), _("which (the essay's words)")],
-        [22, 12, 66],
-        rows,
-        ["essay-summary"],
-    )
+            cell += [nodes.Text(" · ")] if i < len(ids) - 1 else []
+        count = nodes.paragraph(text=str(len(ids)))
+        cells = [[_para(_badge(verdict))], [count], [cell]]
+        rows.append((cells, [f"essay-summary-{slug(verdict)}"], []))
+    head = [_("verdict"), _("claims"), _("which (the essay's words)")]
+    return _table(head, [22, 12, 66], rows, "essay-summary")
 
 
 def _essay_checked(page: Page) -> nodes.Node:
     out = nodes.container(classes=["essay-checked"])
     for chapter, meta in claims.chapters().items():
-        ids = page.entries(chapter)
-        if not ids:
+        if not (ids := page.entries(chapter)):
             continue
-        head = _para(
-            nodes.strong(text=_(meta["title"])),
-            classes=["essay-chapter-title"],
+        title = nodes.strong(text=_(meta["title"]))
+        head = _para(title, classes=["essay-chapter-title"])
+        head += (
+            [nodes.Text(f" — {_(meta['section'])}")] if chapter != "B" else []
         )
-        if chapter != "B":
-            head += nodes.Text(f" — {_(meta['section'])}")
         items = nodes.bullet_list(classes=["essay-claims"])
         for cid in ids:
-            e, status, rec = page.reg[cid], page.status(cid), page.shown(cid)
+            e, rec = page.reg[cid], page.shown(cid)
             said = _para(page.claim_id(cid), " ", classes=["essay-said"])
             if e.get("essay"):
                 said += nodes.inline(
@@ -742,27 +575,23 @@ def _essay_checked(page: Page) -> nodes.Node:
                 said += nodes.Text(" ")
             said += nodes.Text(_(e["claim"].strip()))
             answer = _para(_badge(e.get("verdict")), classes=["essay-answer"])
-            if e.get("why"):
-                answer += nodes.Text(" " + _(e["why"].strip()))
+            answer += (
+                [nodes.Text(" " + _(e["why"].strip()))] if e.get("why") else []
+            )
             if rec:
                 checked = kinds_text(kind_counts(rec))
-                positive = len(control_lines(rec, "positive_controls"))
-                if positive:
+                if positive := len(control_lines(rec, "positive_controls")):
                     checked += _("; {n} positive controls").format(n=positive)
-                answer += nodes.inline(
-                    text=" " + _("(Checked: {kinds}.)").format(kinds=checked),
-                    classes=["essay-kinds"],
-                )
+                text = " " + _("(Checked: {kinds}.)").format(kinds=checked)
+                answer += nodes.inline(text=text, classes=["essay-kinds"])
             if e.get("notebook"):
-                answer += nodes.Text(" ")
-                answer += page.lesson(cid, _("Lesson: {title} →"))
-            if status != "passed":
-                answer += nodes.emphasis(
-                    text=f" ({_check_text(status) or _('pending')})"
-                )
-            items += nodes.list_item(
-                "", said, answer, classes=[f"claim-{status}"]
-            )
+                answer += [
+                    nodes.Text(" "),
+                    page.lesson(cid, _("Lesson: {title} →")),
+                ]
+            answer += page.pending(cid)
+            status = f"claim-{page.status(cid)}"
+            items += nodes.list_item("", said, answer, classes=[status])
         out += nodes.container("", head, items, classes=["essay-chapter"])
     return out
 
@@ -778,25 +607,23 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             page.link(page.reg[ref["id"]].get("notebook"), ref["id"])
         )
     for node in placeholders:
-        kind = node["kind"]
-        if kind == "summary":
-            new = _summary(page)
-        elif kind == "table" and node["numbers"]:
-            new = _ledger_table(page, node["chapter"])
-        elif kind == "table":
-            new = _short_list(page, node["chapter"])
-        elif kind == "essay-summary":
-            new = _essay_summary(page)
-        elif kind == "essay":
-            new = _essay_checked(page)
+        kind, chapter = node["kind"], node["chapter"]
+        if kind == "claims-table":
+            table = _ledger_table if node["numbers"] else _short_list
+            node.replace_self(table(page, chapter))
+        elif kind == "verdict":
+            node.replace_self(_verdict_box(page, node["ids"]))
         else:
-            new = _verdict_box(page, node["ids"])
-        node.replace_self(new)
+            render = {
+                "claims-summary": _summary,
+                "essay-summary": _essay_summary,
+            }
+            node.replace_self(render.get(kind, _essay_checked)(page))
 
 
-# ---------------------------------------------------------------------------- hooks
-def _check_ledger(app: Sphinx, env) -> None:
-    """After every page is read (every notebook that needed to run has run)."""
+# ----------------------------------------------------------------- hooks
+def _check_ledger(app: Sphinx, env: Any) -> None:
+    """Once every page is read (every lesson that had to run has run)."""
     latest = latest_records(claims.read_ledger(claims.ledger_path()))
     for docname, message in ledger_problems(
         claims.registry(), latest, env.found_docs
@@ -808,13 +635,12 @@ def _check_ledger(app: Sphinx, env) -> None:
 
 def ledger_stamp(
     registry_text: str,
-    latest: Mapping[str, Mapping[str, Any]],
+    latest: Mapping[str, Record],
     built: Iterable[str],
     catalog: bytes = b"",
 ) -> str:
-    """A digest of all the ledger pages show: the registry, the latest line of every id
-    (its ``time`` aside: re-running a lesson to the same result changes nothing), the
-    set of pages in this build and the edition's claims catalog."""
+    """A digest of what the ledger's pages show: the registry, the latest
+    line of every id (its ``time`` aside), the pages built, the catalog."""
     shown = {
         cid: {k: v for k, v in rec.items() if k != "time"}
         for cid, rec in latest.items()
@@ -825,50 +651,95 @@ def ledger_stamp(
     return hashlib.sha256(blob.encode("utf-8") + catalog).hexdigest()
 
 
-def _rewrite_on_ledger_change(app: Sphinx, env) -> list[str]:
-    """After every page is read: if the stamp changed since the last build, the pages
-    that show the ledger are re-written (Sphinx writes the docnames this returns)."""
+def _rewrite_on_ledger_change(app: Sphinx, env: Any) -> list[str]:
+    """The pages that show the ledger, to write again if the stamp changed."""
     latest = latest_records(claims.read_ledger(claims.ledger_path()))
-    registry_text = claims.REGISTRY_PATH.read_text(encoding="utf-8")
-    stamp = ledger_stamp(
-        registry_text, latest, env.found_docs, catalog_bytes(app)
-    )
+    registry = claims.REGISTRY_PATH.read_text(encoding="utf-8")
+    stamp = ledger_stamp(registry, latest, env.found_docs, catalog_bytes(app))
     if getattr(env, "claims_ledger_stamp", None) == stamp:
         return []
     env.claims_ledger_stamp = stamp
-    pages = (
-        d for d, meta in env.metadata.items() if meta.get("claims_ledger_page")
-    )
+    pages = [d for d, m in env.metadata.items() if m.get("claims_ledger_page")]
     return sorted(d for d in pages if d in env.found_docs)
 
 
+def registry_messages() -> list[str]:
+    """Every text of the registry that pages show."""
+    entries = [*claims.chapters().values(), *claims.entries()]
+    texts = [e.get(key) for e in entries for key in SHOWN]
+    return [text.strip() for text in texts if isinstance(text, str)]
+
+
+def _add_to_gettext(app: Sphinx) -> None:
+    """The gettext build: the domain's messages go to ``claims.pot``."""
+    if app.builder.name != "gettext":
+        return
+    from babel.messages.extract import extract_from_file
+    from sphinx.builders.gettext import MsgOrigin
+
+    here = str(Path(__file__))
+    words = [*CHECK_TEXT.values(), *KIND_TEXT.values(), *KIND_COUNT.values()]
+    messages = [*registry_messages(), *words, *claims.VERDICTS, "pending"]
+    messages += [
+        m for _n, m, *_r in extract_from_file("python", here, {"_": None})
+    ]
+    groups = ("measured", "controls", "positive_controls")
+    for rec in latest_records(claims.read_ledger()).values():
+        names = [rec[g] for g in groups if isinstance(rec.get(g), dict)]
+        messages += [name for group in names for name in group]
+    catalog = app.builder.catalogs[DOMAIN]
+    for i, message in enumerate(filter(None, messages)):
+        catalog.add(message, MsgOrigin(here, i))
+
+
+def _catalogs(app: Sphinx) -> list[Path]:
+    """This edition's ``claims.po`` files (none in English)."""
+    language = app.config.language
+    if not language or language == "en":
+        return []
+    paths = [
+        Path(app.srcdir, folder, language, "LC_MESSAGES", f"{DOMAIN}.po")
+        for folder in app.config.locale_dirs
+    ]
+    return [path for path in paths if path.is_file()]
+
+
+def _load_catalog(app: Sphinx) -> None:
+    """A translated build: compile ``claims.po`` if outdated, load it."""
+    language = app.config.language
+    if language in (None, "", "en") or not app.config.locale_dirs:
+        return
+    if not (catalogs := _catalogs(app)):
+        message = f"no {DOMAIN}.po for language {language!r}"
+        logger.warning(message, type="i18n", subtype="claims")
+        return
+    info = CatalogInfo(str(catalogs[0].parent), DOMAIN, "utf-8")
+    if info.is_outdated():
+        info.write_mo(language, use_fuzzy=False)
+    locale.init([str(catalogs[0].parents[2])], language, DOMAIN)
+
+
+def catalog_bytes(app: Sphinx) -> bytes:
+    """A changed catalog changes no document: the stamp includes it."""
+    return b"".join(p.read_bytes() for p in _catalogs(app))
+
+
 def _add_static(app: Sphinx) -> None:
-    app.config.html_static_path.append(str(STATIC))
+    app.config.html_static_path.append(str(Path(__file__).with_name("static")))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.setup_extension("page_fixes")  # beside this file: fixes every page
-    app.setup_extension("claims_i18n")  # beside this file: the claims domain
-    app.setup_extension("terms")  # beside this file: the glossary's term list
     app.add_node(claims_placeholder)
     app.add_node(claim_ref)
-    app.add_role("claim", claim_role)
-    app.add_directive("claims-summary", _directive("summary"))
-    table_options = {
-        "chapter": directives.unchanged,
-        "numbers": directives.flag,
-    }
-    app.add_directive(
-        "claims-table", _directive("table", options=table_options)
-    )
-    app.add_directive("verdict", _directive("verdict", args=1))
-    app.add_directive("essay-summary", _directive("essay-summary"))
-    app.add_directive("essay-checked", _directive("essay"))
-    app.add_role("verdict-badge", verdict_badge_role)
-    app.add_role("claim-verdict", claim_verdict_role)
+    for name in ("claim", "claim-verdict", "verdict-badge"):
+        app.add_role(name, ClaimRole())
+    for name in PLACEHOLDERS:
+        app.add_directive(name, Placeholder)
+    app.connect("builder-inited", _add_to_gettext)
+    app.connect("builder-inited", _load_catalog)
     app.connect("builder-inited", _add_static)
     app.add_css_file("book.css")
     app.connect("doctree-resolved", _resolve)
     app.connect("env-check-consistency", _check_ledger)
     app.connect("env-updated", _rewrite_on_ledger_change)
-    return {"version": "3.0", "parallel_read_safe": True}
+    return {"parallel_read_safe": True}

@@ -1,74 +1,70 @@
-"""Sphinx extension: fixes the browser test (tests/browser) and the screenshots called for.
+"""Sphinx extension: three gaps of the pinned libraries, closed on every page.
 
-1. Sphinx 7.4 writes each inline script that an extension adds with
-   ``app.add_js_file(None, body=...)`` twice (once from the registry, once from the
-   builder), so sphinx-thebe's ``const THEBE_JS_URL = ...`` is declared twice and the
-   browser raises "Identifier 'THEBE_JS_URL' has already been declared" on every page.
-   We drop exact duplicates from each page's script list.
-2. pydata-sphinx-theme logs "Got invalid theme mode" on a reader's first visit unless
-   the page context's ``default_mode`` is set (``html_context``, which jupyter-book's
-   ``_config.yml`` cannot reach), so we default it to ``auto`` (follow the reader's
-   system setting).
-3. A work cited in several chapters appears in each chapter's filtered bibliography and
-   in the book's; sphinxcontrib-bibtex then links every citation outside a bibliography's
-   own page to whichever list it met last (a chapter-1 lesson could land in chapter 4's
-   references). We point each citation at the nearest enclosing chapter's list that
-   holds the work (the lesson's landing page in the toc), else at the book's full list.
-
-Loaded by ``claims_ledger`` (the one local extension ``_config.yml`` names).
+1. Chapter numbers start at 0 (the introduction) and the ``alphaupper`` part
+   gives "B": sphinx-external-toc 1.1 numbers the chapters of numbered parts
+   from 1 (A, I) with one private counter per style, which
+   ``book_chapter_start: {numerical: 0, alphaupper: 2}`` sets.
+2. Sphinx 7.4 writes an inline script that an extension adds at
+   ``builder-inited`` twice (from the registry and the builder): on every
+   page the browser raised "Identifier 'THEBE_JS_URL' has already been
+   declared". Each page's scripts are deduplicated.
+3. A work cited in several chapters appears in each chapter's filtered
+   bibliography and in the book's, and sphinxcontrib-bibtex links every
+   citation to whichever list it met last. A citation is pointed at the
+   nearest enclosing chapter's list that holds the work (the lesson's
+   landing page in the toc), else at the book's full list.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.config import Config
+
+STYLES = ("numerical", "romanupper", "romanlower", "alphaupper", "alphalower")
 
 
-def _default_mode(app: Sphinx, config: Config) -> None:
-    config.html_context.setdefault("default_mode", "auto")
+def _chapter_start(app: Sphinx) -> None:
+    from sphinx_external_toc.collectors import TocTreeCollectorWithStyles as C
 
+    original = C.assign_section_numbers
+    if getattr(original, "_book_start", False):
+        return
 
-def _script_key(script: Any) -> tuple:
-    attributes = getattr(script, "attributes", {}) or {}
-    return (
-        getattr(script, "filename", str(script)) or "",
-        tuple(sorted(attributes.items())),
-    )
+    def assign_section_numbers(self: Any, env: Any) -> Any:
+        for style, first in env.config.book_chapter_start.items():
+            name = f"_TocTreeCollectorWithStyles__{style}_count"
+            setattr(self, name, int(first) - 1) if style in STYLES else None
+        return original(self, env)
+
+    assign_section_numbers._book_start = True  # type: ignore[attr-defined]
+    C.assign_section_numbers = assign_section_numbers
 
 
 def _dedupe_scripts(
-    app: Sphinx, pagename: str, templatename: str, context: dict, doctree
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any
 ) -> None:
-    scripts = context.get("script_files")
-    if not scripts:
-        return
-    seen: set[tuple] = set()
-    unique = []
-    for script in scripts:
-        key = _script_key(script)
+    seen, unique = set(), []
+    for script in context.get("script_files") or []:
+        attributes = getattr(script, "attributes", {}) or {}
+        key = (
+            getattr(script, "filename", str(script)) or "",
+            *sorted(attributes.items()),
+        )
         if key not in seen:
             seen.add(key)
             unique.append(script)
-    context["script_files"] = unique
-
-
-def _parents(app: Sphinx) -> dict[str, str]:
-    parents: dict[str, str] = {}
-    for parent, children in app.env.toctree_includes.items():
-        for child in children:
-            parents.setdefault(child, parent)
-    return parents
+    if unique:
+        context["script_files"] = unique
 
 
 def _chapter_citations(
     app: Sphinx, doctree: nodes.document, docname: str
 ) -> None:
     domain = app.env.domains.get("cite")
-    citations = getattr(domain, "citations", None)
-    if not citations:
+    if not (citations := getattr(domain, "citations", None)):
         return
     uri = app.builder.get_relative_uri
     by_uri = {
@@ -76,44 +72,38 @@ def _chapter_citations(
         for c in citations
         if c.bibliography_key.docname != docname
     }
-    by_key: dict[str, list] = {}
-    for c in citations:
-        by_key.setdefault(c.key, []).append(c)
-    size = {
-        b: sum(c.bibliography_key == b for c in citations)
-        for b in domain.bibliographies
-    }
-    parents = _parents(app)
+    size = Counter(c.bibliography_key for c in citations)
+    parents = {}
+    for parent, children in app.env.toctree_includes.items():
+        parents.update(
+            {child: parent for child in children if child not in parents}
+        )
     ancestors, doc = [], docname
     while doc in parents:
-        doc = parents[doc]
-        ancestors.append(doc)
+        ancestors.append(doc := parents[doc])
     for ref in doctree.findall(nodes.reference):
-        cit = by_uri.get(ref.get("refuri", ""))
-        if cit is None:
+        if (cit := by_uri.get(ref.get("refuri", ""))) is None:
             continue
+        same = [c for c in citations if c.key == cit.key]
         homes = [
             c
             for a in ancestors
-            for c in by_key[cit.key]
+            for c in same
             if c.bibliography_key.docname == a
         ]
         best = (
             homes[0]
             if homes
-            else max(by_key[cit.key], key=lambda c: size[c.bibliography_key])
+            else max(same, key=lambda c: size[c.bibliography_key])
         )
         if best is not cit:
-            target = best.bibliography_key.docname
-            ref["refuri"] = uri(docname, target) + "#" + best.citation_id
+            target = uri(docname, best.bibliography_key.docname)
+            ref["refuri"] = f"{target}#{best.citation_id}"
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.connect("config-inited", _default_mode)
+    app.add_config_value("book_chapter_start", {}, "env", [dict])
+    app.connect("builder-inited", _chapter_start)
     app.connect("html-page-context", _dedupe_scripts)
     app.connect("doctree-resolved", _chapter_citations)
-    return {
-        "version": "1.0",
-        "parallel_read_safe": True,
-        "parallel_write_safe": True,
-    }
+    return {"parallel_read_safe": True}

@@ -1,7 +1,7 @@
 """The built book, served on 127.0.0.1 and driven by headless Debian Chromium.
 
 These tests read the HTML that a book build wrote, so they run AFTER the build:
-``make browser`` (part of ``make test``, after ``build-strict``) sets
+``make browser`` (part of ``make test``, after the book build) sets
 ``LIVINGDICT_BROWSER=1``; without it the folder is not collected (``pytest tests``
 runs before the book exists). Environment:
 

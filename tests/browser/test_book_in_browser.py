@@ -1,9 +1,11 @@
 """The rendered book, as a reader's browser shows it (headless Chromium, see conftest).
 
-For every page: it loads with no JavaScript error and no broken local resource, shows
-no raw widget placeholder, dark mode toggles, and a screenshot of its first screen (the
-whole page with ``LIVINGDICT_SCREENSHOTS=full``) lands in ``_build/screenshots/``
-(``dark/`` holds each lesson's first figure in dark mode).
+For every page (each visited once, in one tab that keeps the cache and clears the
+storage: every visit is a reader's first): it loads with no JavaScript error and no
+broken local resource, shows no raw widget placeholder, dark mode toggles, and a
+screenshot of its first screen (the whole page with ``LIVINGDICT_SCREENSHOTS=full``)
+lands in ``_build/screenshots/`` (``dark/`` holds each lesson's first figure in dark
+mode).
 For every lesson page (``notebooks/...``): at least one rendered figure, its verdict
 box, and Binder and Colab launch buttons whose URLs point at the repository of
 ``_config.yml``; every figure has a caption and alt text that says what it shows;
@@ -208,94 +210,110 @@ class Report:
     prose: list[str] = field(default_factory=list)
 
 
-def survey(browser, site: str, page: str, screenshots: Path) -> Report:
-    """Load ``page`` once: collect what the tests check, take its screenshots."""
-    report, stubbed, raw = Report(), set(), []
-    context = new_context(browser, site, "light", stubbed)
-    try:
-        p = context.new_page()
-        host = urlparse(site).netloc
-        p.on(
-            "console",
-            lambda m: m.type == "error" and raw.append(f"console: {m.text}"),
+class Tab:
+    """One tab that visits every page: the resources are cached across
+    visits, the reader's choices are not (storage is cleared before each
+    page loads, so each visit is a first visit)."""
+
+    def __init__(self, browser, site: str) -> None:
+        self.stubbed: set[str] = set()
+        self.raw: list[str] = []
+        self.context = new_context(browser, site, "light", self.stubbed)
+        self.context.add_init_script(
+            "try { localStorage.clear(); sessionStorage.clear(); } catch {}"
         )
-        p.on("pageerror", lambda exc: raw.append(f"uncaught: {exc}"))
-        p.on(
+        self.page = self.context.new_page()
+        host, add = urlparse(site).netloc, self.raw.append
+        self.page.on(
+            "console",
+            lambda m: m.type == "error" and add(f"console: {m.text}"),
+        )
+        self.page.on("pageerror", lambda exc: add(f"uncaught: {exc}"))
+        self.page.on(
             "response",
             lambda r: (
                 r.status >= 400
                 and urlparse(r.url).netloc == host
-                and raw.append(f"HTTP {r.status}: {r.url}")
+                and add(f"HTTP {r.status}: {r.url}")
             ),
         )
-        p.goto(site + page, wait_until="load")
-        p.evaluate(MATHJAX_READY)
-        report.has_main = p.locator("main#main-content").count() == 1
-        report.widget_views = p.locator(
-            'script[type="application/vnd.jupyter.widget-view+json"]'
-        ).count()
-        report.widget_texts = [
-            t
-            for t in p.locator(".cell_output").all_inner_texts()
-            if WIDGET_REPR.search(t)
-        ]
-        report.figures = p.locator("article .cell_output img").evaluate_all(
-            FIGURES_JS
-        )
-        verdicts = p.locator("article .admonition.verdict")
-        report.verdicts = [
-            verdicts.nth(i).inner_text()
-            for i in range(verdicts.count())
-            if verdicts.nth(i).is_visible()
-        ]
-        launch = p.locator(".dropdown-launch-buttons button")
-        report.launch_visible = (
-            launch.count() > 0 and launch.first.is_visible()
-        )
-        report.hrefs = p.locator(".dropdown-launch-buttons a").evaluate_all(
-            "(as) => as.map((a) => a.href)"
-        )
-        report.exercises = p.locator("article .exercise").count()
-        report.solutions = p.locator("article .solution").evaluate_all(
-            SOLUTIONS_JS
-        )
-        report.lang = p.evaluate("document.documentElement.lang")
-        report.switch = p.locator(".lang-switch-link").evaluate_all(
-            "(as) => as.map((a) => a.href)"
-        )
-        report.visible_code = p.evaluate(VISIBLE_CODE_JS)
-        report.prose = p.evaluate(PROSE_JS)
-        p.screenshot(path=str(screenshots / _shot_name(page)), full_page=FULL)
-        report.theme = _theme(p)
-        report.light = _background_luminance(p)
-        report.dark_reached = _toggle_to(p, "dark")
-        report.dark = _background_luminance(p)
-        first_figure = p.locator(
-            "article .cell_output figure, article .cell_output img"
-        ).first
-        if page in LESSONS and first_figure.count():
-            # the lesson's first figure in dark mode: is it still legible?
-            shot = screenshots / "dark" / _shot_name(page)
-            shot.parent.mkdir(exist_ok=True)
-            first_figure.screenshot(path=str(shot))
-        _toggle_to(p, "light")
-        report.overflowing = p.evaluate(OVERFLOW_JS)  # opens folded cells
-    finally:
-        context.close()
-    report.errors = [e for e in raw if not any(url in e for url in stubbed)]
+
+    def errors(self) -> list[str]:
+        """What went wrong since the last call, stubbed requests aside."""
+        raw, self.raw[:] = list(self.raw), []
+        return [e for e in raw if not any(u in e for u in self.stubbed)]
+
+
+def survey(tab: Tab, site: str, page: str, screenshots: Path) -> Report:
+    """Visit ``page`` once: collect what the tests check, take its
+    screenshots."""
+    report, p = Report(), tab.page
+    tab.errors()  # whatever the previous page left
+    p.goto(site + page, wait_until="load")
+    p.evaluate(MATHJAX_READY)
+    report.has_main = p.locator("main#main-content").count() == 1
+    report.widget_views = p.locator(
+        'script[type="application/vnd.jupyter.widget-view+json"]'
+    ).count()
+    report.widget_texts = [
+        t
+        for t in p.locator(".cell_output").all_inner_texts()
+        if WIDGET_REPR.search(t)
+    ]
+    report.figures = p.locator("article .cell_output img").evaluate_all(
+        FIGURES_JS
+    )
+    verdicts = p.locator("article .admonition.verdict")
+    report.verdicts = [
+        verdicts.nth(i).inner_text()
+        for i in range(verdicts.count())
+        if verdicts.nth(i).is_visible()
+    ]
+    launch = p.locator(".dropdown-launch-buttons button")
+    report.launch_visible = launch.count() > 0 and launch.first.is_visible()
+    report.hrefs = p.locator(".dropdown-launch-buttons a").evaluate_all(
+        "(as) => as.map((a) => a.href)"
+    )
+    report.exercises = p.locator("article .exercise").count()
+    report.solutions = p.locator("article .solution").evaluate_all(
+        SOLUTIONS_JS
+    )
+    report.lang = p.evaluate("document.documentElement.lang")
+    report.switch = p.locator(".lang-switch-link").evaluate_all(
+        "(as) => as.map((a) => a.href)"
+    )
+    report.visible_code = p.evaluate(VISIBLE_CODE_JS)
+    report.prose = p.evaluate(PROSE_JS)
+    p.screenshot(path=str(screenshots / _shot_name(page)), full_page=FULL)
+    report.theme = _theme(p)
+    report.light = _background_luminance(p)
+    report.dark_reached = _toggle_to(p, "dark")
+    report.dark = _background_luminance(p)
+    first_figure = p.locator(
+        "article .cell_output figure, article .cell_output img"
+    ).first
+    if page in LESSONS and first_figure.count():
+        # the lesson's first figure in dark mode: is it still legible?
+        shot = screenshots / "dark" / _shot_name(page)
+        shot.parent.mkdir(exist_ok=True)
+        first_figure.screenshot(path=str(shot))
+    report.overflowing = p.evaluate(OVERFLOW_JS)  # opens folded cells
+    report.errors = tab.errors()
     return report
 
 
 @pytest.fixture(scope="session")
 def reports(browser, site, screenshots):
     cache: dict[str, Report] = {}
+    tab = Tab(browser, site)
 
     def get(page: str) -> Report:
         if page not in cache:
-            cache[page] = survey(browser, site, page, screenshots)
+            cache[page] = survey(tab, site, page, screenshots)
         return cache[page]
 
-    return get
+    yield get
+    tab.context.close()
 
 
 def test_the_book_has_pages():

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import bookconfig
 import pytest
-from test_book_in_browser import new_context
+from test_book_in_browser import Tab
 
 pytestmark = pytest.mark.slow
 
@@ -134,8 +134,16 @@ CASES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def tab(browser, site):
+    """One tab for every explorable's page (the cache kept, storage not)."""
+    tab = Tab(browser, site)
+    yield tab
+    tab.context.close()
+
+
 @pytest.mark.parametrize(("lesson", "lang"), CASES)
-def test_explorable(browser, site, screenshots, lesson, lang):
+def test_explorable(tab, site, screenshots, lesson, lang):
     prefix = EDITIONS[lang]
     path = built(lesson, prefix)
     if not path.is_file():
@@ -145,65 +153,53 @@ def test_explorable(browser, site, screenshots, lesson, lang):
     assert "data-ld-module" not in source, "the inlined module was not dropped"
     assert "cdn.jsdelivr.net" not in source, "MathJax still comes from a CDN"
     assert "_static/mathjax/tex-mml-chtml.js" in source
-    errors: list[str] = []
-    stubbed: set[str] = set()
-    context = new_context(browser, site, "light", stubbed)
-    try:
-        page = context.new_page()
-        page.on(
-            "console",
-            lambda m: m.type == "error" and errors.append(m.text),
-        )
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(site + prefix + lesson + ".html", wait_until="load")
-        roots = page.locator(".ld-explorable.ld-ready")
-        roots.first.wait_for(state="visible", timeout=10_000)
-        assert roots.count() >= 1
-        folder = screenshots / "explorables"
-        folder.mkdir(parents=True, exist_ok=True)
-        for r in range(roots.count()):
-            root = roots.nth(r)
-            info = root.evaluate(ACCESSIBILITY)
-            assert not info["unlabelled"], f"controls without label: {info}"
-            assert len(info["alt"]) > 40 and info["live"], info
-            assert info["data"] <= MAX_DATA, f"{info['data']} bytes of data"
-            if lang == "ja":
-                assert CJK.search(info["alt"]) and CJK.search(info["live"])
-            checks = root.evaluate("(el) => el.ldChecks")
-            assert len(checks) >= 2
-            for n, check in enumerate(checks):
-                got = root.evaluate(SET_CONTROLS, check["controls"])
-                bad = mismatches(got, check["expect"])
-                assert not bad, f"check {n} {check['controls']}: {bad}"
-                others = [c for c in checks if c is not check]
-                assert all(mismatches(got, c["expect"]) for c in others), (
-                    f"check {n}: the numbers do not depend on the controls"
-                )
-                if n in (0, len(checks) - 1):  # the first and the last
-                    name = lesson.rsplit("/", 1)[-1]
-                    root.screenshot(
-                        path=str(folder / f"{name}__{lang}__{min(n, 1)}.png")
-                    )
-            if root.get_attribute("data-kind") == "filter_bank":
-                _drawing_reads_the_filters(root)
-            # the keyboard: from the first check's setting, the arrow key on the
-            # first control (a slider, or a menu) moves it and the numbers
-            root.evaluate(SET_CONTROLS, checks[0]["controls"])
-            control = root.locator('input[type="range"], select').first
-            before = root.evaluate(
-                "(el) => JSON.stringify(LDExplore.read(el))"
+    page = tab.page
+    tab.errors()  # whatever the previous page left
+    page.goto(site + prefix + lesson + ".html", wait_until="load")
+    roots = page.locator(".ld-explorable.ld-ready")
+    roots.first.wait_for(state="visible", timeout=10_000)
+    assert roots.count() >= 1
+    folder = screenshots / "explorables"
+    folder.mkdir(parents=True, exist_ok=True)
+    for r in range(roots.count()):
+        root = roots.nth(r)
+        info = root.evaluate(ACCESSIBILITY)
+        assert not info["unlabelled"], f"controls without label: {info}"
+        assert len(info["alt"]) > 40 and info["live"], info
+        assert info["data"] <= MAX_DATA, f"{info['data']} bytes of data"
+        if lang == "ja":
+            assert CJK.search(info["alt"]) and CJK.search(info["live"])
+        checks = root.evaluate("(el) => el.ldChecks")
+        assert len(checks) >= 2
+        for n, check in enumerate(checks):
+            got = root.evaluate(SET_CONTROLS, check["controls"])
+            bad = mismatches(got, check["expect"])
+            assert not bad, f"check {n} {check['controls']}: {bad}"
+            others = [c for c in checks if c is not check]
+            assert all(mismatches(got, c["expect"]) for c in others), (
+                f"check {n}: the numbers do not depend on the controls"
             )
-            value = control.input_value()
-            control.focus()
-            page.keyboard.press("ArrowRight")
-            if control.input_value() == value:  # at the end of its range
-                page.keyboard.press("ArrowLeft")
-            after = root.evaluate("(el) => JSON.stringify(LDExplore.read(el))")
-            assert control.input_value() != value and after != before
-        assert not [u for u in stubbed if "mathjax" in u], stubbed
-        assert not errors, errors
-    finally:
-        context.close()
+            if n in (0, len(checks) - 1):  # the first and the last
+                name = lesson.rsplit("/", 1)[-1]
+                root.screenshot(
+                    path=str(folder / f"{name}__{lang}__{min(n, 1)}.png")
+                )
+        if root.get_attribute("data-kind") == "filter_bank":
+            _drawing_reads_the_filters(root)
+        # the keyboard: from the first check's setting, the arrow key on the
+        # first control (a slider, or a menu) moves it and the numbers
+        root.evaluate(SET_CONTROLS, checks[0]["controls"])
+        control = root.locator('input[type="range"], select').first
+        before = root.evaluate("(el) => JSON.stringify(LDExplore.read(el))")
+        value = control.input_value()
+        control.focus()
+        page.keyboard.press("ArrowRight")
+        if control.input_value() == value:  # at the end of its range
+            page.keyboard.press("ArrowLeft")
+        after = root.evaluate("(el) => JSON.stringify(LDExplore.read(el))")
+        assert control.input_value() != value and after != before
+    assert not [u for u in tab.stubbed if "mathjax" in u], tab.stubbed
+    assert not (errors := tab.errors()), errors
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda s: s.rsplit("/", 1)[-1])
