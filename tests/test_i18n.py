@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -84,32 +85,45 @@ def catalogs(tmp_path: Path, entry: str) -> Path:
     ],
 )
 def test_the_check_refuses_each_problem(tmp_path, entry, problem):
-    errors, _notes, _stats = i18n_check.check(
-        catalogs(tmp_path, entry), "ja", None, allow_untranslated=False
-    )
+    errors, _notes, _stats = i18n_check.check(catalogs(tmp_path, entry))
     assert errors and errors[0].startswith(problem)
 
 
 def test_a_complete_catalog_passes_and_untranslated_can_be_allowed(tmp_path):
     done = 'msgid "The {term}`key`."\nmsgstr "{term}`キー <key>`。"\n'
-    errors, _, stats = i18n_check.check(
-        catalogs(tmp_path, done), "ja", None, False
-    )
+    errors, _, stats = i18n_check.check(catalogs(tmp_path, done))
     assert errors == [] and stats == {"book/intro": (1, 1)}
     todo = 'msgid "The key."\nmsgstr ""\n'
-    errors, notes, _ = i18n_check.check(
-        catalogs(tmp_path, todo), "ja", None, True
-    )
+    errors, notes, _ = i18n_check.check(catalogs(tmp_path, todo), True)
     assert errors == [] and notes[0].startswith("untranslated")
 
 
+def i18n_current(folder: Path) -> subprocess.CompletedProcess:
+    """``make i18n-current`` in ``folder``, on its ``_build/gettext``."""
+    cmd = ["make", "-f", str(ROOT / "Makefile"), "-o", "gettext"]
+    cmd += ["i18n-current", f"BIN={ROOT / '.venv' / 'bin'}"]
+    return subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
+
+
+@pytest.mark.slow
 def test_an_english_edit_without_update_is_out_of_date(tmp_path):
     locale = catalogs(tmp_path, 'msgid "The key."\nmsgstr "キー。"\n')
-    pots = tmp_path / "gettext"
-    po(pots / "book" / "intro.pot", 'msgid "The keys."\nmsgstr ""\n')
-    errors, _, _ = i18n_check.check(locale, "ja", pots, False)
-    assert any("new English 'The keys.'" in e for e in errors)
-    assert any("stale 'The key.'" in e for e in errors)
+    po(locale / "ja/LC_MESSAGES/book/old.po", 'msgid "Gone."\nmsgstr "消"\n')
+    before = {p: p.read_bytes() for p in locale.rglob("*.po")}
+    pots = tmp_path / "_build" / "gettext" / "book"
+    po(pots / "intro.pot", 'msgid "The key."\nmsgstr ""\n')
+    po(pots / "old.pot", 'msgid "Gone."\nmsgstr ""\n')
+    assert i18n_current(tmp_path).returncode == 0
+    po(pots / "intro.pot", 'msgid "The keys."\nmsgstr ""\n')
+    po(pots / "old.pot", 'msgid "Something else entirely."\nmsgstr ""\n')
+    po(pots / "new.pot", 'msgid "New."\nmsgstr ""\n')
+    result = i18n_current(tmp_path)
+    assert result.returncode != 0 and "out of date" in result.stdout
+    assert '+msgid "The keys."' in result.stdout  # new English
+    assert '+#~ msgid "Gone."' in result.stdout  # stale
+    assert "book/new.po" in result.stdout  # a new page
+    after = {p: p.read_bytes() for p in locale.rglob("*.po")}
+    assert after == before  # locale/ untouched
 
 
 def test_a_linked_term_keeps_its_japanese_name(tmp_path):
@@ -123,9 +137,7 @@ def test_a_linked_term_keeps_its_japanese_name(tmp_path):
         "key → キー",
     ]
     entry = f'msgid "{en}"\nmsgstr "{bad}"\n'
-    errors, _, _ = i18n_check.check(
-        catalogs(tmp_path, entry), "ja", None, False
-    )
+    errors, _, _ = i18n_check.check(catalogs(tmp_path, entry))
     assert [e.split(":")[0] for e in errors] == ["terminology", "terminology"]
 
 
@@ -135,9 +147,7 @@ def test_the_essays_names_only_in_quotation(tmp_path):
         "Attention weight map → Attentionマップ"
     ]
     entry = 'msgid "A causal mask."\nmsgstr "causal attention mask。"\n'
-    errors, _, _ = i18n_check.check(
-        catalogs(tmp_path, entry), "ja", None, False
-    )
+    errors, _, _ = i18n_check.check(catalogs(tmp_path, entry))
     assert [e.split(":")[0] for e in errors] == ["essay's name"]
 
 

@@ -1,15 +1,14 @@
 """``make static``: every Japanese message translated, consistent, current.
 
-``python -m tools.i18n_check [--pot _build/gettext] [--allow-untranslated]``
-reads ``locale/ja/LC_MESSAGES/**.po`` with Babel and fails on an entry that
-is untranslated, fuzzy (the build ignores it: the page shows English) or
+``python -m tools.i18n_check [--allow-untranslated]`` reads
+``locale/ja/LC_MESSAGES/**.po`` with Babel and fails on an entry that is
+untranslated, fuzzy (the build ignores it: the page shows English) or
 obsolete; on a translation whose roles, link targets or ``$math$`` differ
 from its English (Sphinx then warns, or a glued number goes missing); on a
 ``{name}`` placeholder of ``claims.po`` lost; on a linked term not shown
 under its Japanese name from ``book/terms.yml``; on the essay's English
-names outside a 「quotation」. With ``--pot`` (``make i18n-current``, after
-``sphinx-build -b gettext``), a catalog whose messages differ from its
-template's is out of date: run ``make i18n-update``.
+names outside a 「quotation」. Whether the catalogs are current is
+``make i18n-current``'s question (``sphinx-intl update`` changes none).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from babel.messages.pofile import read_po
 
@@ -34,11 +32,6 @@ ESSAY_NAMES = {
     "Attention weight map": "Attentionマップ",
     "causal attention mask": "因果マスク",
 }
-
-
-def load(path: Path, locale: str | None = None) -> Any:
-    with path.open("rb") as f:
-        return read_po(f, locale=locale, abort_invalid=True)
 
 
 def roles(text: str) -> list[tuple[str, str, str]]:
@@ -94,24 +87,19 @@ def essay_names(msgstr: str) -> list[str]:
 
 
 def check(
-    locale_dir: Path, lang: str, pot_dir: Path | None, allow_untranslated: bool
+    locale_dir: Path, allow_untranslated: bool = False
 ) -> tuple[list[str], list[str], dict[str, tuple[int, int]]]:
-    """(errors, notes, {catalog: (messages, translated)}) of every catalog
-    of ``lang``."""
-    base = locale_dir / lang / "LC_MESSAGES"
-    pos = {
-        p.relative_to(base).with_suffix("").as_posix(): p
-        for p in sorted(base.rglob("*.po"))
-    }
-    names = term_names() if lang == "ja" else {}
+    """(errors, notes, {catalog: (messages, translated)}) of every Japanese
+    catalog."""
+    base, names = locale_dir / "ja" / "LC_MESSAGES", term_names()
     errors: list[str] = []
     notes: list[str] = []
     stats: dict[str, tuple[int, int]] = {}
-    for domain, path in pos.items():
-        rel = path
-        if locale_dir.is_absolute():
-            rel = path.relative_to(locale_dir.parent)
-        catalog = load(path, lang)
+    for path in sorted(base.rglob("*.po")):
+        rel = path.relative_to(locale_dir.parent)
+        domain = path.relative_to(base).with_suffix("").as_posix()
+        with path.open("rb") as f:
+            catalog = read_po(f, locale="ja", abort_invalid=True)
         active = [m for m in catalog if m.id]
         for m in active:
             where = f"{rel}: {str(m.id)[:70]!r}"
@@ -134,7 +122,7 @@ def check(
             ]
             errors += [
                 f"essay's name: {where}: outside 「」 say {n}"
-                for n in (essay_names(m.string) if lang == "ja" else [])
+                for n in essay_names(m.string)
             ]
             placeholders = [set(BRACE.findall(s)) for s in (m.id, m.string)]
             if domain == "claims" and placeholders[0] != placeholders[1]:
@@ -143,49 +131,14 @@ def check(
             errors.append(f"obsolete: {rel}: {str(m.id)[:70]!r}")
         done = sum(bool(m.string) and not m.fuzzy for m in active)
         stats[domain] = (len(active), done)
-    if pot_dir is not None:
-        errors += out_of_date(pos, pot_dir, lang)
     return errors, notes, stats
-
-
-def out_of_date(pos: dict[str, Path], pot_dir: Path, lang: str) -> list[str]:
-    """Catalogs whose messages differ from their fresh templates."""
-    pots = {
-        p.relative_to(pot_dir).with_suffix("").as_posix(): p
-        for p in pot_dir.rglob("*.pot")
-        if p.name != "sphinx.pot"  # the theme's templates: not ours
-    }
-    run = "(make i18n-update)"
-    errors = [
-        f"out of date: {d}.pot has no .po {run}"
-        for d in sorted(set(pots) - set(pos))
-    ]
-    errors += [
-        f"out of date: {d}.po has no .pot (document removed?)"
-        for d in sorted(set(pos) - set(pots))
-    ]
-    for domain in sorted(set(pots) & set(pos)):
-        want = {m.id for m in load(pots[domain]) if m.id}
-        have = {m.id for m in load(pos[domain], lang) if m.id}
-        errors += [
-            f"out of date: {domain}: new English {m[:70]!r} {run}"
-            for m in sorted(want - have)
-        ]
-        errors += [
-            f"out of date: {domain}: stale {m[:70]!r} {run}"
-            for m in sorted(have - want)
-        ]
-    return errors
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.i18n_check")
-    parser.add_argument("--pot", type=Path, help="folder of fresh .pot files")
     parser.add_argument("--allow-untranslated", action="store_true")
     args = parser.parse_args(argv)
-    errors, notes, stats = check(
-        ROOT / "locale", "ja", args.pot, args.allow_untranslated
-    )
+    errors, notes, stats = check(ROOT / "locale", args.allow_untranslated)
     for line in notes:
         print("note:", line)
     for line in errors:
