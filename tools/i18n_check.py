@@ -1,6 +1,6 @@
 """``make static``: every Japanese message translated, consistent, current.
 
-``python -m tools.i18n_check [--allow-untranslated]`` reads
+``python -m tools.i18n_check`` reads
 ``locale/ja/LC_MESSAGES/**.po`` with Babel and fails on an entry that is
 untranslated, fuzzy (the build ignores it: the page shows English) or
 obsolete; on a translation whose roles, link targets or ``$math$`` differ
@@ -86,15 +86,11 @@ def essay_names(msgstr: str) -> list[str]:
     ]
 
 
-def check(
-    locale_dir: Path, allow_untranslated: bool = False
-) -> tuple[list[str], list[str], dict[str, tuple[int, int]]]:
-    """(errors, notes, {catalog: (messages, translated)}) of every Japanese
-    catalog."""
+def check(locale_dir: Path) -> tuple[list[str], dict[str, int]]:
+    """(errors, {catalog: messages}) of every Japanese catalog."""
     base, names = locale_dir / "ja" / "LC_MESSAGES", term_names()
     errors: list[str] = []
-    notes: list[str] = []
-    stats: dict[str, tuple[int, int]] = {}
+    stats: dict[str, int] = {}
     for path in sorted(base.rglob("*.po")):
         rel = path.relative_to(locale_dir.parent)
         domain = path.relative_to(base).with_suffix("").as_posix()
@@ -104,10 +100,8 @@ def check(
         for m in active:
             where = f"{rel}: {str(m.id)[:70]!r}"
             if m.fuzzy or not m.string:
-                untranslated = notes if allow_untranslated else errors
-                (errors if m.fuzzy else untranslated).append(
-                    f"{'fuzzy' if m.fuzzy else 'untranslated'}: {where}"
-                )
+                what = "fuzzy" if m.fuzzy else "untranslated"
+                errors.append(f"{what}: {where}")
                 continue
             if markup(m.id) != markup(m.string):
                 lost = dict(markup(m.id) - markup(m.string))
@@ -129,24 +123,18 @@ def check(
                 errors.append(f"placeholders differ: {where}")
         for m in catalog.obsolete.values():
             errors.append(f"obsolete: {rel}: {str(m.id)[:70]!r}")
-        done = sum(bool(m.string) and not m.fuzzy for m in active)
-        stats[domain] = (len(active), done)
-    return errors, notes, stats
+        stats[domain] = len(active)
+    return errors, stats
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.i18n_check")
-    parser.add_argument("--allow-untranslated", action="store_true")
-    args = parser.parse_args(argv)
-    errors, notes, stats = check(ROOT / "locale", args.allow_untranslated)
-    for line in notes:
-        print("note:", line)
+def main() -> int:
+    argparse.ArgumentParser(prog="python -m tools.i18n_check").parse_args()
+    errors, stats = check(ROOT / "locale")
     for line in errors:
         print("error:", line)
-    messages = sum(n for n, _ in stats.values())
     print(
-        f"i18n_check [ja]: {len(errors)} errors, {len(notes)} notes, "
-        f"{messages} messages in {len(stats)} catalogs"
+        f"i18n_check [ja]: {len(errors)} errors, {sum(stats.values())} "
+        f"messages in {len(stats)} catalogs"
     )
     return 1 if errors else 0
 
