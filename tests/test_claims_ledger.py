@@ -285,3 +285,29 @@ def test_build_fails_when_the_latest_line_failed(build):
     assert result.returncode != 0
     assert "claim C0.1: the latest check in the ledger failed" in result.stderr
     assert "0.42" in result.stderr
+
+
+@pytest.mark.slow
+def test_a_japanese_build_shows_the_claims_catalog(tmp_path, fixture_book):
+    """claims.po, compiled by Sphinx with the pages' catalogs (a fuzzy entry
+    left out), gives the words of the pages the extension writes."""
+    book = fixture_book(
+        PAGES, conf="language = 'ja'\nlocale_dirs = ['locale']\n"
+    )
+    po = book.src / "locale" / "ja" / "LC_MESSAGES" / "claims.po"
+    po.parent.mkdir(parents=True)
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+        '\nmsgid "holds with caveats"\nmsgstr "条件付きで成り立つ"\n\n#, fuzzy\n'
+        'msgid "What would have failed"\nmsgstr "古い訳"\n',
+        encoding="utf-8",
+    )
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text(json.dumps(rec("C0.1", True)) + "\n")
+    result = book.build(ledger)
+    assert result.returncode == 0, result.stderr
+    lesson = book.html(LESSON)
+    assert (
+        "条件付きで成り立つ" in lesson and "What would have failed" in lesson
+    )
+    assert "古い訳" not in lesson

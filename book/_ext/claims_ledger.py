@@ -31,7 +31,7 @@ from sphinx import locale
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
-from sphinx.util.i18n import CatalogInfo
+from sphinx.util.i18n import CatalogRepository
 
 from livingdict import claims
 
@@ -93,7 +93,6 @@ def ledger_problems(
 ) -> list[tuple[str, str]]:
     """``(docname, message)`` for every built claim without a passing
     latest line."""
-    built = None if built is None else set(built)
     problems = []
     for cid, entry in registry.items():
         nb, rec = entry.get("notebook"), latest.get(cid)
@@ -117,7 +116,6 @@ def summary_counts(
 ) -> Counter:
     """How many claims reached each verdict (their check passed), and how
     many are in each other status."""
-    built = None if built is None else set(built)
     counts: Counter = Counter()
     for cid, entry in registry.items():
         status = claim_status(entry, latest.get(cid), built)
@@ -189,15 +187,6 @@ class claim_ref(nodes.Inline, nodes.TextElement):
     pass
 
 
-PLACEHOLDERS = (
-    "claims-summary",
-    "claims-table",
-    "verdict",
-    "essay-summary",
-    "essay-checked",
-)
-
-
 class Placeholder(SphinxDirective):
     """Every directive here: a placeholder named after it."""
 
@@ -239,7 +228,7 @@ class ClaimRole(SphinxRole):
             )
             return [problem], [error]
         if badge:
-            return [_badge(None if self.text == "pending" else self.text)], []
+            return [_badge(self.text)], []
         out: list[nodes.Node] = [claim_ref(self.text, self.text, id=self.text)]
         if self.name == "claim-verdict":
             verdict = claims.registry()[self.text]["verdict"]
@@ -339,7 +328,7 @@ class Page:
         ]
 
 
-def _summary(page: Page) -> nodes.Node:
+def _summary(page: Page, node: nodes.Element) -> nodes.Node:
     counts = summary_counts(page.reg, page.latest, page.built)
     para = _para(
         nodes.strong(text=_("{n} claims").format(n=len(page.reg))),
@@ -347,10 +336,9 @@ def _summary(page: Page) -> nodes.Node:
         classes=["claims-summary"],
     )
     for i, verdict in enumerate(parts := [*claims.VERDICTS, "pending"]):
-        badge = _badge(None if verdict == "pending" else verdict)
         end = " · " if i < len(parts) - 1 else ". "
         para += [nodes.strong(text=str(counts[verdict])), nodes.Text(" ")]
-        para += [badge, nodes.Text(end)]
+        para += [_badge(verdict), nodes.Text(end)]
     statuses = ("unbuilt", "missing", "failed")
     extra = [f"{counts[s]} {_check_text(s)}" for s in statuses if counts[s]]
     if extra:
@@ -452,7 +440,8 @@ def _short_list(page: Page, chapter: str | None) -> nodes.Node:
     return items
 
 
-def _verdict_box(page: Page, ids: list[str]) -> nodes.Node:
+def _verdict_box(page: Page, node: nodes.Element) -> nodes.Node:
+    ids = node["ids"]
     verdicts = {page.reg[c].get("verdict") or "pending" for c in ids}
     one = verdicts.pop() if len(verdicts) == 1 else None
     box = nodes.admonition(
@@ -532,7 +521,7 @@ def _verdict_box(page: Page, ids: list[str]) -> nodes.Node:
     return box
 
 
-def _essay_summary(page: Page) -> nodes.Node:
+def _essay_summary(page: Page, node: nodes.Element) -> nodes.Node:
     """Per verdict, the claims that reached it (the essay's phrases)."""
     rows = []
     for verdict in claims.VERDICTS:
@@ -554,7 +543,7 @@ def _essay_summary(page: Page) -> nodes.Node:
     return _table(head, [22, 12, 66], rows, "essay-summary")
 
 
-def _essay_checked(page: Page) -> nodes.Node:
+def _essay_checked(page: Page, node: nodes.Element) -> nodes.Node:
     out = nodes.container(classes=["essay-checked"])
     for chapter, meta in claims.chapters().items():
         if not (ids := page.entries(chapter)):
@@ -596,6 +585,17 @@ def _essay_checked(page: Page) -> nodes.Node:
     return out
 
 
+RENDER = {  # every directive here, by the name of its placeholder
+    "claims-summary": _summary,
+    "claims-table": lambda page, node: (
+        _ledger_table if node["numbers"] else _short_list
+    )(page, node["chapter"]),
+    "verdict": _verdict_box,
+    "essay-summary": _essay_summary,
+    "essay-checked": _essay_checked,
+}
+
+
 def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(claims_placeholder))
     refs = list(doctree.findall(claim_ref))
@@ -607,18 +607,7 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             page.link(page.reg[ref["id"]].get("notebook"), ref["id"])
         )
     for node in placeholders:
-        kind, chapter = node["kind"], node["chapter"]
-        if kind == "claims-table":
-            table = _ledger_table if node["numbers"] else _short_list
-            node.replace_self(table(page, chapter))
-        elif kind == "verdict":
-            node.replace_self(_verdict_box(page, node["ids"]))
-        else:
-            render = {
-                "claims-summary": _summary,
-                "essay-summary": _essay_summary,
-            }
-            node.replace_self(render.get(kind, _essay_checked)(page))
+        node.replace_self(RENDER[node["kind"]](page, node))
 
 
 # ----------------------------------------------------------------- hooks
@@ -692,54 +681,42 @@ def _add_to_gettext(app: Sphinx) -> None:
         catalog.add(message, MsgOrigin(here, i))
 
 
-def _catalogs(app: Sphinx) -> list[Path]:
-    """This edition's ``claims.po`` files (none in English)."""
-    language = app.config.language
-    if not language or language == "en":
-        return []
-    paths = [
-        Path(app.srcdir, folder, language, "LC_MESSAGES", f"{DOMAIN}.po")
-        for folder in app.config.locale_dirs
-    ]
-    return [path for path in paths if path.is_file()]
-
-
-def _load_catalog(app: Sphinx) -> None:
-    """A translated build: compile ``claims.po`` if outdated, load it."""
-    language = app.config.language
-    if language in (None, "", "en") or not app.config.locale_dirs:
+def _load_catalog(app: Sphinx, env: Any, docnames: list[str]) -> None:
+    """A translated build: load ``claims.mo``, which Sphinx compiled (fuzzy
+    entries left out) with the pages' catalogs before reading them."""
+    if (language := app.config.language) in (None, "", "en"):
         return
-    if not (catalogs := _catalogs(app)):
+    dirs = [str(Path(app.srcdir, d)) for d in app.config.locale_dirs]
+    if not locale.init(dirs, language, DOMAIN)[1]:
         message = f"no {DOMAIN}.po for language {language!r}"
         logger.warning(message, type="i18n", subtype="claims")
-        return
-    info = CatalogInfo(str(catalogs[0].parent), DOMAIN, "utf-8")
-    if info.is_outdated():
-        info.write_mo(language, use_fuzzy=False)
-    locale.init([str(catalogs[0].parents[2])], language, DOMAIN)
 
 
 def catalog_bytes(app: Sphinx) -> bytes:
     """A changed catalog changes no document: the stamp includes it."""
-    return b"".join(p.read_bytes() for p in _catalogs(app))
+    config = app.config
+    repo = CatalogRepository(
+        app.srcdir, config.locale_dirs, config.language, "utf-8"
+    )
+    found = [c.po_path for c in repo.catalogs if c.domain == DOMAIN]
+    return b"".join(Path(path).read_bytes() for path in found)
 
 
 def _add_static(app: Sphinx) -> None:
     app.config.html_static_path.append(str(Path(__file__).with_name("static")))
 
 
-def setup(app: Sphinx) -> dict[str, Any]:
+def setup(app: Sphinx) -> None:
     app.add_node(claims_placeholder)
     app.add_node(claim_ref)
     for name in ("claim", "claim-verdict", "verdict-badge"):
         app.add_role(name, ClaimRole())
-    for name in PLACEHOLDERS:
+    for name in RENDER:
         app.add_directive(name, Placeholder)
     app.connect("builder-inited", _add_to_gettext)
-    app.connect("builder-inited", _load_catalog)
+    app.connect("env-before-read-docs", _load_catalog)
     app.connect("builder-inited", _add_static)
     app.add_css_file("book.css")
     app.connect("doctree-resolved", _resolve)
     app.connect("env-check-consistency", _check_ledger)
     app.connect("env-updated", _rewrite_on_ledger_change)
-    return {"parallel_read_safe": True}
