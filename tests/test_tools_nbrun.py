@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from tools import nbrun
-from tools.nbrun import Job, Run
+from tools.nbrun import Run
 
 ALLOC_MB = 300
 
@@ -34,11 +34,7 @@ def test_a_real_kernel_is_measured_and_gets_the_environment(
         "print('never')",
     )
     r = nbrun.execute(
-        nb,
-        name="fixture.ipynb",
-        cwd=tmp_path,
-        env={"LIVINGDICT_SEED": "3"},
-        seed=3,
+        nb, name="fixture.ipynb", cwd=tmp_path, env={"LIVINGDICT_SEED": "3"}
     )
     assert (
         r.error == "cell 2: ZeroDivisionError: division by zero" and not r.ok
@@ -52,7 +48,6 @@ def test_a_real_kernel_is_measured_and_gets_the_environment(
         backend == "module://matplotlib_inline.backend_inline"
     )  # the reader's backend
     assert nb.cells[3].outputs == []
-    assert r.seed == 3
     assert [(i, head) for i, _, head in r.cells] == [
         (0, "import numpy as np"),
         (1, "import os, time"),
@@ -120,8 +115,8 @@ def test_run_jobs_gives_each_kernel_its_seed_name_and_ledger(tmp_path):
     ledger = tmp_path / "out" / "ledger.jsonl"
     log = []
     jobs = [
-        Job(tmp_path / "notebooks/a/01.ipynb", 3),
-        Job(tmp_path / "notebooks/a/01.ipynb", None),
+        (tmp_path / "notebooks/a/01.ipynb", 3),
+        (tmp_path / "notebooks/a/01.ipynb", None),
     ]
     runs = nbrun.run_jobs(jobs, tmp_path, ledger, runner=fake_runner(log))
     assert [r.seed for r in runs] == [3, None]
@@ -133,7 +128,7 @@ def test_run_jobs_gives_each_kernel_its_seed_name_and_ledger(tmp_path):
 
 
 def test_parallel_jobs_run_at_once_and_write_the_serial_ledger(tmp_path):
-    jobs = [Job(tmp_path / f"notebooks/a/0{i}.ipynb", i) for i in (1, 2)]
+    jobs = [(tmp_path / f"notebooks/a/0{i}.ipynb", i) for i in (1, 2)]
     serial, parallel = tmp_path / "serial.jsonl", tmp_path / "parallel.jsonl"
     nbrun.run_jobs(jobs, tmp_path, serial, runner=fake_runner())
     runs = nbrun.run_jobs(
@@ -152,9 +147,3 @@ def test_run_jobs_rewrites_the_ledger(tmp_path):
     ledger.write_text('{"stale": true}\n')
     assert nbrun.run_jobs([], tmp_path, ledger) == []
     assert ledger.read_text() == ""
-
-
-def test_kernel_env_drops_the_script_backend(monkeypatch):
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    env = nbrun.kernel_env({"LIVINGDICT_SEED": "2"})
-    assert "MPLBACKEND" not in env and env["LIVINGDICT_SEED"] == "2"

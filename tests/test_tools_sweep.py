@@ -242,11 +242,10 @@ def test_controls_per_claim():
         if x["id"] == "C1.2" and x["seed"] in (1, 3):
             x["controls"]["shuffled values"] = True
     s = nbrun.aggregate(REGISTRY, lines, runs_for(), SEEDS)
-    by_claim = {c.claim: c for c in nbrun.controls(s.rows)}
+    by_claim = nbrun.controls(s.rows)
     assert set(by_claim) == {"C0.1", "C1.1", "C1.2"}  # pending: nothing ran
-    assert by_claim["C0.1"].ok
-    assert by_claim["C1.2"].passed_for == {"shuffled values": [1, 3]}
-    assert not by_claim["C1.2"].ok
+    assert by_claim["C0.1"] == {"shuffled values": []}
+    assert by_claim["C1.2"] == {"shuffled values": [1, 3]}
     text = nbrun.report(s)
     assert "✓ C0.1   1 control, every one failed on every seed" in text
     assert (
@@ -260,8 +259,8 @@ def test_a_claim_without_controls_is_flagged():
     s = nbrun.aggregate(
         {"C0.1": {"notebook": A}}, [rec], runs_for([A], [0]), [0]
     )
-    (c,) = nbrun.controls(s.rows)
-    assert not c.ok and "0 controls: none recorded" in nbrun.report(s)
+    assert nbrun.controls(s.rows) == {"C0.1": {}}
+    assert "✗ C0.1   0 controls: none recorded" in nbrun.report(s)
 
 
 # ----------------------------------------------------------- the command
@@ -373,5 +372,6 @@ def test_a_positive_control_that_passes_for_a_seed_fails_the_sweep():
         rec["positive_controls"] = {"a task where depth helps": False}
     lines[-1]["positive_controls"]["a task where depth helps"] = True
     s = nbrun.aggregate(REGISTRY, lines, runs_for(), SEEDS)
-    bad = [c for c in nbrun.controls(s.rows) if not c.ok]
-    assert bad and "positive: a task where depth helps" in bad[0].passed_for
+    passed_for = nbrun.controls(s.rows)["C1.2"]
+    assert passed_for["positive: a task where depth helps"] == [4]
+    assert "✗ C1.2   2 controls; 'positive: a task" in nbrun.report(s)

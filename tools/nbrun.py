@@ -32,8 +32,6 @@ from subprocess import DEVNULL
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-#: a kernel started with MPLBACKEND=Agg draws nothing on the page
-DROPPED_ENV = ("MPLBACKEND",)
 #: ru_maxrss is in KiB on Linux, in bytes on macOS
 RU_MAXRSS_MB = 1 / 1024 if sys.platform != "darwin" else 1 / 1024**2
 
@@ -55,13 +53,8 @@ class Run:
         return self.error is None
 
 
-@dataclass(frozen=True)
-class Job:
-    path: Path
-    seed: int | None = None  # None: the lesson's default
-
-
 Runner = Callable[[Path, dict[str, str]], Run]  # a notebook file, its env
+Job = tuple[Path, int | None]  # a notebook, its seed (None: its default)
 
 
 def find_notebooks(
@@ -92,33 +85,19 @@ def rel_name(path: Path, root: Path) -> str:
     ).as_posix()
 
 
-def kernel_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The caller's environment without ``DROPPED_ENV``, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
-    return env | dict(extra or {})
-
-
 def _child(src: str, cwd: str, out: str) -> None:
     """In the child process: execute the notebook ``src`` in ``cwd``, write
     it back with its outputs, and the run's numbers to ``out``."""
     from datetime import datetime
 
+    import nbclient
     import nbformat
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    nb = nbformat.read(src, as_version=4)
-    kernel = nb.metadata.get("kernelspec", {}).get("name", "python3")
-    client = NotebookClient(
-        nb,
-        timeout=600,
-        kernel_name=kernel,
-        record_timing=True,
-        resources={"metadata": {"path": cwd}},
-    )
-    error, t0 = None, time.perf_counter()
-    try:
-        client.execute()
+    nb, error = nbformat.read(src, as_version=4), None
+    t0 = time.perf_counter()
+    try:  # nbclient records each cell's timing in its metadata
+        nbclient.execute(nb, cwd=cwd, timeout=600)
     except CellExecutionError as err:  # formatted once the cells are known
         error = err
     except Exception as err:  # the kernel did not start, died or timed out
@@ -148,37 +127,38 @@ def execute(
     name: str,
     cwd: Path,
     env: Mapping[str, str] | None = None,
-    seed: int | None = None,
 ) -> Run:
     """Execute the notebook node ``nb`` (its outputs filled in) in a fresh
-    kernel started in ``cwd`` with ``kernel_env(env)``. A failure is
-    ``Run.error`` (with the kernel's last lines on stderr), never raised."""
+    kernel started in ``cwd``, with the caller's environment and ``env``
+    (without ``MPLBACKEND``: a kernel started with it draws nothing on the
+    page). A failure is ``Run.error`` (with the kernel's last lines on
+    stderr), never raised."""
     import nbformat
 
+    env = dict(os.environ, **(env or {}))
+    env.pop("MPLBACKEND", None)
     with tempfile.TemporaryDirectory(prefix="nbrun-") as tmp:
         src, out, log = (Path(tmp, n) for n in ("nb.ipynb", "run.json", "err"))
         nbformat.write(nb, src)
-        t0 = time.perf_counter()
         cmd = [sys.executable, "-m", "tools.nbrun", "child", src, cwd, out]
         with log.open("w") as f:
             child = subprocess.run(
-                cmd, cwd=ROOT, env=kernel_env(env), stdout=DEVNULL, stderr=f
+                cmd, cwd=ROOT, env=env, stdout=DEVNULL, stderr=f
             )
         tail = log.read_text().splitlines()
         tail = [line for line in tail if "encryption" not in line]
         if out.is_file():
             result = json.loads(out.read_text())
             nb.cells[:] = nbformat.read(src, as_version=4).cells
-        else:
-            wall = time.perf_counter() - t0
-            result = {"wall_s": wall, "cells": [], "peak": 0}
-            result["error"] = f"the runner exited with {child.returncode}"
+        else:  # the child died before it could write
+            error = f"the runner exited with {child.returncode}"
+            result = {"wall_s": 0, "cells": [], "peak": 0, "error": error}
     error = result["error"]
     if error and tail:
         error += "\n    kernel stderr: " + "\n    ".join(tail[-5:])
     wall, peak = round(result["wall_s"], 3), result["peak"] * RU_MAXRSS_MB
     cells = tuple((i, t, h) for i, t, h in result["cells"])
-    return Run(name, wall, round(peak, 1), error, seed, cells)
+    return Run(name, wall, round(peak, 1), error, None, cells)
 
 
 def run_jobs(
@@ -197,15 +177,14 @@ def run_jobs(
 
     def run_file(path: Path, env: dict[str, str]) -> Run:
         nb = nbformat.read(path, as_version=4)
-        name = rel_name(path, root)
-        return execute(nb, name=name, cwd=Path(path).parent, env=env)
+        return execute(nb, name=rel_name(path, root), cwd=path.parent, env=env)
 
     runner = runner or run_file
     with tempfile.TemporaryDirectory(prefix="nbrun-") as tmp:
         ledgers = [Path(tmp, f"{i}.jsonl") for i in range(len(jobs))]
 
         def one(i: int) -> Run:
-            path, seed = jobs[i].path, jobs[i].seed
+            path, seed = jobs[i]
             env = {
                 "LIVINGDICT_SEED": "" if seed is None else str(seed),
                 "LIVINGDICT_NOTEBOOK": rel_name(path, root)[: -len(".ipynb")],
@@ -313,9 +292,8 @@ def table(floor: Run, runs: Sequence[Run]) -> str:
     text = tabulate(body, head, "plain", floatfmt=fmt, missingval="—")
     return (
         f"{text}\nbudgets: ≤ {WALL_FLOORS:g} × floor and ≤ {RSS_MB:g} MB per"
-        " notebook;"
-        f" suite ≤ {SUITE_FACTOR:g} × n × floor (its wall÷floor is per"
-        " notebook)"
+        f" notebook; suite ≤ {SUITE_FACTOR:g} × n × floor (its wall÷floor is"
+        " per notebook)"
     )
 
 
@@ -348,7 +326,7 @@ def bench(
         floors.append(f := run_floor({"LIVINGDICT_LEDGER": str(ledger)}))
         print(f"  floor: {f.wall_s:.2f} s, {f.peak_rss_mb:.0f} MB", flush=True)
     floor = min(floors, key=lambda r: (not r.ok, r.wall_s))
-    runs = run_jobs([Job(p) for p in paths], root, ledger, runner=runner)
+    runs = run_jobs([(p, None) for p in paths], root, ledger, runner=runner)
     print(f"\n{table(floor, runs)}")
     bad = violations(floor, runs)
     if "suite" in bad:
@@ -416,18 +394,6 @@ class Margin:
         key = math.inf if self.mark == "exact" else self.margin
         key = -math.inf if math.isnan(key) else key
         return (self.held, key, self.claim, self.condition)
-
-
-@dataclass(frozen=True)
-class Controls:
-    """A claim's controls: ``{control: seeds for which it passed}``."""
-
-    claim: str
-    passed_for: dict[str, list[int]]
-
-    @property
-    def ok(self) -> bool:
-        return bool(self.passed_for) and not any(self.passed_for.values())
 
 
 @dataclass
@@ -515,17 +481,16 @@ def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
         for rec in row.records:
             for c in rec.get("conditions") or []:
                 value = (rec.get("measured") or {}).get(c["name"])
-                value = _worst_value(value, c["expected"])
                 margin = c.get("margin")  # a number, or "inf" as stored
-                margin = math.nan if margin is None else float(margin)
-                held, kind = c.get("held") is True, c.get("kind") or "?"
-                seed, name, expected = (
-                    rec.get("seed"),
-                    c["name"],
-                    c["expected"],
-                )
                 m = Margin(
-                    row.id, name, margin, seed, value, expected, held, kind
+                    row.id,
+                    c["name"],
+                    math.nan if margin is None else float(margin),
+                    rec.get("seed"),
+                    _worst_value(value, c["expected"]),
+                    c["expected"],
+                    c.get("held") is True,
+                    c.get("kind") or "?",
                 )
                 key = (row.id, c["name"])
                 if key not in worst or m.order() < worst[key].order():
@@ -533,22 +498,21 @@ def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
     return sorted(worst.values(), key=Margin.order)
 
 
-def controls(rows: Iterable[ClaimRow]) -> list[Controls]:
+def controls(rows: Iterable[ClaimRow]) -> dict[str, dict[str, list[int]]]:
     """Per claim that ran, the seeds for which each control (and positive
     control, ``positive: …``) passed the claim's test (it must pass for
     none)."""
-    out = []
-    for row in rows:
-        passed_for: dict[str, list[int]] = {}
+    out: dict[str, dict[str, list[int]]] = {}
+    for row in (row for row in rows if row.records):
+        passed_for = out[row.id] = {}
         for rec in row.records:
-            for key in ("controls", "positive_controls"):
-                prefix = "positive: " if key[0] == "p" else ""
+            for key, prefix in (
+                ("controls", ""),
+                ("positive_controls", "positive: "),
+            ):
                 for name, passed in (rec.get(key) or {}).items():
                     seeds = passed_for.setdefault(prefix + name, [])
-                    if passed is not False:
-                        seeds.append(rec.get("seed"))
-        if row.records:
-            out.append(Controls(row.id, passed_for))
+                    seeds += [] if passed is False else [rec.get("seed")]
     return out
 
 
@@ -597,11 +561,10 @@ def report(summary: Summary) -> str:
             )
     if checked := controls(summary.rows):
         out += ["", "controls: each must fail its claim's test on every seed"]
-    for c in checked:
-        n = len(c.passed_for)
-        line = f"{'✓' if c.ok else '✗'} {c.claim:<{w}}  {n} control"
+    for claim, passed_for in checked.items():
+        n, bad = len(passed_for), {k: v for k, v in passed_for.items() if v}
+        line = f"{'✗' if bad or not n else '✓'} {claim:<{w}}  {n} control"
         line += "" if n == 1 else "s"
-        bad = {k: v for k, v in c.passed_for.items() if v}
         if not n:
             line += ": none recorded"
         elif not bad:
@@ -666,7 +629,7 @@ def sweep(
         f" time → {ledger}",
         flush=True,
     )
-    jobs = [Job(p, s) for p in paths for s in args.seeds]
+    jobs = [(p, s) for p in paths for s in args.seeds]
     runs = run_jobs(jobs, root, ledger, parallel=args.jobs, runner=runner)
     registry = claims.registry(root / "src" / "livingdict" / "claims.yml")
     summary = aggregate(registry, claims.read_ledger(ledger), runs, args.seeds)
