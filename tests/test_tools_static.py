@@ -16,15 +16,11 @@ OTHER = "notebooks/00_intro/02_other"
 
 
 def errors(root):
-    report = static_checks.run_all(root)
-    assert report.ok == (not report.errors)
-    return report.errors
+    return static_checks.run_all(root)[0]
 
 
 def test_clean_tree_passes(lesson_tree, capsys):
-    report = static_checks.run_all(lesson_tree)
-    assert report.errors == [] and report.ok
-    assert report.pending == ["C1.1"]
+    assert static_checks.run_all(lesson_tree) == ([], ["C1.1"])
     assert static_checks.main(["--root", str(lesson_tree)]) == 0
     assert "passed" in capsys.readouterr().out
 
@@ -104,19 +100,10 @@ def test_notebook_missing_from_toc_fails(lesson_tree, write_lesson):
     ]
 
 
-def test_toc_entry_that_does_not_exist_fails(lesson_tree, write_toc):
-    write_toc(lesson_tree, [NB, "book/claims_ledger", "book/ch1_gone"])
-    assert errors(lesson_tree) == [
-        "_toc.yml: file 'book/ch1_gone' does not exist (.md, .ipynb or .rst)"
-    ]
-
-
-def test_toc_root_must_exist_and_suffixes_are_allowed(lesson_tree, write_toc):
-    (lesson_tree / "book" / "intro.md").unlink()
+def test_toc_entries_may_name_their_suffix(lesson_tree, write_toc):
+    """A toc entry that is no document is Sphinx's to refuse (-W)."""
     write_toc(lesson_tree, [f"{NB}.ipynb", "book/claims_ledger.md"])
-    assert errors(lesson_tree) == [
-        "_toc.yml: root 'book/intro' does not exist (.md, .ipynb or .rst)"
-    ]
+    assert errors(lesson_tree) == []
 
 
 def test_missing_toc_fails(lesson_tree):
@@ -185,11 +172,13 @@ def test_pending_id_that_a_notebook_checks_fails(
 ):
     write_lesson(lesson_tree, OTHER, claim="C1.1")
     write_toc(lesson_tree, [NB, OTHER, "book/claims_ledger"])
-    report = static_checks.run_all(lesson_tree)
-    assert report.errors == [
-        f"C1.1: checked in {OTHER}, but its registry entry names no notebook (pending)"
-    ]
-    assert report.pending == []
+    assert static_checks.run_all(lesson_tree) == (
+        [
+            f"C1.1: checked in {OTHER}, but its registry entry names no "
+            "notebook (pending)"
+        ],
+        [],
+    )
 
 
 def test_registry_naming_a_missing_notebook_fails(
@@ -228,9 +217,6 @@ def test_registry_entry_consistency(
     [
         ("because", {"x": "it works"}, "C0.1: form 'because' needs x:"),
         ("maybe", {}, "C0.1: form 'maybe' is not one of claim, because"),
-        ("no difference", {}, "C0.1: claims that something makes no "
-                              "difference, but its check passes no "
-                              "positive_controls="),
     ],
 )  # fmt: skip
 def test_registry_form_is_checked(
@@ -242,21 +228,11 @@ def test_registry_form_is_checked(
     assert error.startswith(message)
 
 
-def test_a_no_difference_claim_with_positive_controls_passes(
-    lesson_tree, write_registry, registry_entry, edit_nb
+def test_a_because_claim_naming_x_and_y_passes(
+    lesson_tree, write_registry, registry_entry
 ):
-    def positive(nb):
-        nb["cells"][5]["source"] = nb["cells"][5]["source"].replace(
-            "    controls=",
-            '    positive_controls={"deep task": False},\n    controls=',
-        )
-
-    edit_nb(lesson_tree / f"{NB}.ipynb", positive)
-    entry = {**registry_entry("C0.1", NB), "form": "no difference"}
-    write_registry(lesson_tree, [entry])
-    assert errors(lesson_tree) == []
-    entry.update(form="because", x="it works", y="it is linear")
-    write_registry(lesson_tree, [entry])
+    entry = {**registry_entry("C0.1", NB), "form": "because", "x": "it works"}
+    write_registry(lesson_tree, [{**entry, "y": "it is linear"}])
     assert errors(lesson_tree) == []
 
 
@@ -276,40 +252,19 @@ def test_unreadable_registry_fails(lesson_tree):
 
 
 def test_check_call_pattern():
-    nb = {
-        "cells": [
-            {
-                "cell_type": "code",
-                "source": ["claims.check(\n", '    "C1.2",\n', "    ok)"],
-            },
-            {
-                "cell_type": "code",
-                "source": "livingdict.claims.check('B1', ok)\nrecheck = 1",
-            },
-            {
-                "cell_type": "code",
-                "source": "check(cid, ok)  # not a literal: not counted",
-            },
-            {"cell_type": "markdown", "source": 'check("C4.1", ok)'},
-        ]
-    }
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell('claims.check(\n    "C1.2",\n    ok)'),
+        nbformat.v4.new_code_cell("livingdict.claims.check('B1', ok)\nre = 1"),
+        nbformat.v4.new_code_cell("check(cid, ok)  # not a literal: no id"),
+        nbformat.v4.new_markdown_cell('check("C4.1", ok)'),
+    ]
     assert static_checks.checked_ids(nb) == ["C1.2", "B1"]
 
 
-# ----------------------------------------------------- controls, numbers
-def test_check_without_controls_fails(lesson_tree, edit_nb):
-    def drop_controls(nb):
-        nb["cells"][5]["source"] = nb["cells"][5]["source"].replace(
-            '    controls={"shuffled": False},\n', ""
-        )
-
-    edit_nb(lesson_tree / f"{NB}.ipynb", drop_controls)
-    (error,) = errors(lesson_tree)
-    assert error.startswith(
-        f"{NB}.ipynb: check('C0.1', ...) names no controls"
-    )
-
-
+# --------------------------------------------------------------- numbers
 def test_typed_percentage_in_a_caption_fails(lesson_tree, edit_nb):
     def caption(nb):
         nb["cells"][4]["metadata"]["mystnb"]["figure"]["caption"] = (
