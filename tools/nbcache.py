@@ -81,24 +81,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any):
             report.longrepr = f"the cell wrote to stderr:\n{stderr[0]}"
             _failed.add(path)
     _cells[path] -= 1
-    if _cells[path] == 0 and path not in _failed:
-        seconds = time.perf_counter() - _started[path]
-        store(
-            Path(item.config.getoption("nbcache")),
-            path,
-            item.parent.nb,
-            seconds,
+    if _cells[path] == 0 and path not in _failed:  # all passed: cache it
+        from jupyter_cache import get_cache
+        from jupyter_cache.base import CacheBundleIn
+
+        took = {"execution_seconds": time.perf_counter() - _started[path]}
+        bundle = CacheBundleIn(item.parent.nb, str(path), data=took)
+        cache = get_cache(item.config.getoption("nbcache"))
+        cache.cache_notebook_bundle(
+            bundle, check_validity=False, overwrite=True
         )
-
-
-def store(cache_dir: Path, path: Path, nb: Any, seconds: float) -> None:
-    """Put the executed notebook ``nb`` (of ``path``) into the cache."""
-    from jupyter_cache import get_cache
-    from jupyter_cache.base import CacheBundleIn
-
-    bundle = CacheBundleIn(nb, str(path), data={"execution_seconds": seconds})
-    cache = get_cache(str(cache_dir))
-    cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
 
 
 def unrecorded(root: Path) -> set[Path]:
@@ -112,23 +104,6 @@ def unrecorded(root: Path) -> set[Path]:
         for cid, e in claims.registry().items()
         if e.get("notebook") and cid not in recorded
     }
-
-
-def drawn_stale(cache: Any, paths: list[Path]) -> set[Path]:
-    """The cached lessons whose Japanese figures were drawn before their
-    words' translation changed (the Japanese build refuses them)."""
-    from livingdict.figure_words import stale_notebook
-
-    found = set()
-    for path in paths:
-        try:
-            record = cache.get_cached_project_nb(str(path))
-            nb = record and cache.get_cache_bundle(record.pk).nb
-        except KeyError:  # no usable cached copy: it runs anyway
-            continue
-        if nb and stale_notebook(nb, path.parent):
-            found.add(path.resolve())
-    return found
 
 
 def execute(
@@ -145,15 +120,22 @@ def execute(
     )
 
     from livingdict.claims import notebooks
+    from livingdict.figure_words import stale_notebook
 
     cache, paths = get_cache(str(cache_dir)), notebooks(root)
     known = {r.uri for r in cache.list_project_records()}
+    stale = unrecorded(root)
     for path in paths:
         if str(path) not in known:
             cache.add_nb_to_project(str(path))
-    stale = unrecorded(root) & {p.resolve() for p in paths}
-    for path in sorted(stale | drawn_stale(cache, paths)):
-        if (record := cache.get_cached_project_nb(str(path))) is not None:
+        try:
+            record = cache.get_cached_project_nb(str(path))
+            nb = record and cache.get_cache_bundle(record.pk).nb
+        except KeyError:  # no usable cached copy: it runs anyway
+            continue
+        # cached, it would never write its ledger lines again; its Japanese
+        # figures, drawn before their translation changed, are refused
+        if nb and (path.resolve() in stale or stale_notebook(nb, path.parent)):
             cache.remove_cache(record.pk)
     todo = cache.list_unexecuted([str(p) for p in paths])
     print(

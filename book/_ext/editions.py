@@ -135,8 +135,6 @@ def _patch_parser() -> None:
     from myst_nb.sphinx_ import Parser
 
     original = Parser.parse
-    if getattr(original, "_editions", False):
-        return
 
     def parse(self: Any, inputstring: str, document: Any) -> None:
         env = document.settings.env
@@ -156,7 +154,6 @@ def _patch_parser() -> None:
         finally:
             document.attributes.pop("nb_renderer", None)
 
-    parse._editions = True  # type: ignore[attr-defined]
     Parser.parse = parse
 
 
@@ -196,7 +193,7 @@ def _own_document(app: Sphinx, doctree: nodes.document) -> None:
             node._document = doctree
 
 
-def setup(app: Sphinx) -> dict[str, Any]:
+def setup(app: Sphinx) -> None:
     default = [["en", "English", ""], ["ja", "日本語", "ja"]]
     app.add_config_value("book_editions", default, "html", [list])
     app.add_config_value("edition_config", {}, "env", [dict])
@@ -206,4 +203,3 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_transform(TranslateInsertedToctrees)
     app.connect("doctree-read", _own_document)
     _patch_parser()
-    return {"parallel_read_safe": True}

@@ -4,10 +4,11 @@
    gives "B": sphinx-external-toc 1.1 numbers the chapters of numbered parts
    from 1 (A, I) with one private counter per style, which
    ``book_chapter_start: {numerical: 0, alphaupper: 2}`` sets.
-2. Sphinx 7.4 writes an inline script that an extension adds at
-   ``builder-inited`` twice (from the registry and the builder): on every
-   page the browser raised "Identifier 'THEBE_JS_URL' has already been
-   declared". Each page's scripts are deduplicated.
+2. Sphinx 7.4 writes an inline script that sphinx-thebe adds at
+   ``env-before-read-docs`` twice (the registry's copy has the filename "",
+   the builder's None): on every page the browser raised "Identifier
+   'THEBE_JS_URL' has already been declared". Each page's scripts are
+   deduplicated.
 3. A work cited in several chapters appears in each chapter's filtered
    bibliography and in the book's, and sphinxcontrib-bibtex links every
    citation to whichever list it met last. A citation is pointed at the
@@ -30,8 +31,6 @@ def _chapter_start(app: Sphinx) -> None:
     from sphinx_external_toc.collectors import TocTreeCollectorWithStyles as C
 
     original = C.assign_section_numbers
-    if getattr(original, "_book_start", False):
-        return
 
     def assign_section_numbers(self: Any, env: Any) -> Any:
         for style, first in env.config.book_chapter_start.items():
@@ -39,7 +38,6 @@ def _chapter_start(app: Sphinx) -> None:
             setattr(self, name, int(first) - 1) if style in STYLES else None
         return original(self, env)
 
-    assign_section_numbers._book_start = True  # type: ignore[attr-defined]
     C.assign_section_numbers = assign_section_numbers
 
 
@@ -101,9 +99,8 @@ def _chapter_citations(
             ref["refuri"] = f"{target}#{best.citation_id}"
 
 
-def setup(app: Sphinx) -> dict[str, Any]:
+def setup(app: Sphinx) -> None:
     app.add_config_value("book_chapter_start", {}, "env", [dict])
     app.connect("builder-inited", _chapter_start)
     app.connect("html-page-context", _dedupe_scripts)
     app.connect("doctree-resolved", _chapter_citations)
-    return {"parallel_read_safe": True}
