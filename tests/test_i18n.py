@@ -171,3 +171,30 @@ def test_the_term_list_refuses_gaps_and_doubles(tmp_path):
     )
     with pytest.raises(ValueError, match="listed twice"):
         editions.load_terms(path)
+
+
+@pytest.mark.slow
+def test_the_tocs_captions_are_translated(fixture_book):
+    """sphinx-external-toc's toctrees (a part's caption, a chapter's title)
+    are in the page's catalog, and the Japanese page shows them."""
+    book = fixture_book(
+        {"book/intro": "Intro\n=====\n\nx\n", "book/a": "A\n=\n\nx\n"},
+        extensions=("sphinx_external_toc", "editions"),
+        conf="external_toc_path = '_toc.yml'\nlanguage = 'ja'\n"
+        "locale_dirs = ['locale']\ngettext_compact = False\n"
+        "html_theme = 'sphinx_book_theme'\n",
+    )
+    (book.src / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/intro\nparts:\n  - caption: The lessons"
+        "\n    chapters:\n      - file: book/a\n        title: Chapter A\n"
+    )
+    po(
+        book.src / "locale" / "ja" / "LC_MESSAGES" / "book" / "intro.po",
+        'msgid "The lessons"\nmsgstr "授業"\n\n'
+        'msgid "Chapter A"\nmsgstr "第A章"\n',
+    )
+    result = book.build()
+    assert result.returncode == 0, result.stderr
+    page = book.html("book/intro")
+    assert "授業" in page and "第A章" in page
+    assert "The lessons" not in page and "Chapter A" not in page

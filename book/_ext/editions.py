@@ -21,7 +21,8 @@ sphinx-external-toc:
    while reading the notebook a moment before.
 2. sphinx-external-toc inserts the root page's toctrees (priority 100) after
    ``Locale`` (20) has translated the page: their captions, extracted into
-   the page's catalog, are never applied. A transform at 110 applies them.
+   the page's catalog, were never applied. It inserts them at 5, before
+   Sphinx preserves (10) and translates (20) a toctree's messages.
 """
 
 from __future__ import annotations
@@ -34,13 +35,10 @@ from typing import Any
 import yaml
 from docutils import nodes
 from docutils.statemachine import StringList
-from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
-from sphinx.locale import init as init_locale
-from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
-from sphinx.util.i18n import docname_to_domain
+from sphinx_external_toc.events import InsertToctrees
 
 HERE = Path(__file__).parent
 TERMS = HERE.parent / "terms.yml"
@@ -157,32 +155,6 @@ def _patch_parser() -> None:
     Parser.parse = parse
 
 
-class TranslateInsertedToctrees(SphinxTransform):
-    """Gap 2: the captions and titles of the toctrees sphinx-external-toc
-    inserted (priority 100), in the page's language."""
-
-    default_priority = 110
-
-    def apply(self, **kwargs: Any) -> None:
-        toctrees = list(self.document.findall(addnodes.toctree))
-        if edition(self.config) == "en" or not toctrees:
-            return
-        dirs = [str(Path(self.env.srcdir, d)) for d in self.config.locale_dirs]
-        domain = docname_to_domain(
-            self.env.docname, self.config.gettext_compact
-        )
-        catalog, found = init_locale(dirs, self.config.language, domain)
-        for node in toctrees if found else []:
-            caption = node.get("rawcaption") or node.get("caption")
-            if caption and catalog.gettext(caption) != caption:
-                node["rawcaption"] = caption
-                node["caption"] = catalog.gettext(caption)
-            node["entries"] = [
-                (catalog.gettext(title) if title else title, ref)
-                for title, ref in node["entries"]
-            ]
-
-
 def _own_document(app: Sphinx, doctree: nodes.document) -> None:
     """Gap 3: nodes that ``Locale`` moved in from a translated message's
     small document still point to it, and through its settings to the
@@ -200,6 +172,6 @@ def setup(app: Sphinx) -> None:
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _page_context)
     app.add_directive("book-glossary", BookGlossary)
-    app.add_transform(TranslateInsertedToctrees)
+    InsertToctrees.default_priority = 5  # gap 2
     app.connect("doctree-read", _own_document)
     _patch_parser()
