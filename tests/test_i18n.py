@@ -198,3 +198,62 @@ def test_the_tocs_captions_are_translated(fixture_book):
     page = book.html("book/intro")
     assert "授業" in page and "第A章" in page
     assert "The lessons" not in page and "Chapter A" not in page
+
+
+@pytest.mark.slow
+def test_a_translation_keeps_the_lessons_glued_numbers(tmp_path):
+    """A glued number in a translated message of a lesson is shown."""
+    import json
+    import subprocess
+
+    src = tmp_path / "src"
+    glue = {
+        "output_type": "display_data",
+        "data": {"application/papermill.record/text/plain": "42"},
+        "metadata": {
+            "scrapbook": {
+                "name": "answer",
+                "mime_prefix": "application/papermill.record/",
+            }
+        },
+    }
+    cells = [
+        {"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# L"},
+        {
+            "cell_type": "code",
+            "id": "b",
+            "metadata": {},
+            "execution_count": 1,
+            "source": "glue('answer', 42)",
+            "outputs": [glue],
+        },
+        {
+            "cell_type": "markdown",
+            "id": "c",
+            "metadata": {},
+            "source": "The answer is {glue:text}`answer`.",
+        },
+    ]
+    kernel = {"name": "python3", "language": "python", "display_name": "P"}
+    nb = {"nbformat": 4, "nbformat_minor": 5, "cells": cells}
+    nb["metadata"] = {"kernelspec": kernel}
+    src.mkdir()
+    (src / "lesson.ipynb").write_text(json.dumps(nb))
+    (src / "index.md").write_text("# Book\n\n```{toctree}\nlesson\n```\n")
+    po(
+        src / "locale" / "ja" / "LC_MESSAGES" / "lesson.po",
+        'msgid "The answer is {glue:text}`answer`."\n'
+        'msgstr "答えは{glue:text}`answer`です。"\n',
+    )
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['myst_nb', 'editions']\nproject = 'fixture'\n"
+        "nb_execution_mode = 'off'\nlocale_dirs = ['locale']\n"
+        "gettext_compact = False\nhtml_theme = 'sphinx_book_theme'\n"
+    )
+    cmd = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html"]
+    cmd += ["-D", "language=ja", str(src), str(tmp_path / "ja")]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    html = (tmp_path / "ja" / "lesson.html").read_text()
+    assert '答えは<span class="pasted-text">42</span>です' in html

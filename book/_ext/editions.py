@@ -27,7 +27,6 @@ sphinx-external-toc:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -130,27 +129,21 @@ class BookGlossary(SphinxDirective):
 
 def _patch_parser() -> None:
     """Gap 1: glue data for the small documents of translated messages."""
+    from myst_nb.ext.glue.crossref import read_glue_cache
     from myst_nb.sphinx_ import Parser
 
     original = Parser.parse
 
     def parse(self: Any, inputstring: str, document: Any) -> None:
         env = document.settings.env
-        folder = getattr(env.mystnb_config, "output_folder", "")
-        glue = Path(folder, *f"{env.docname}.glue.json".split("/"))
-        translated = document.current_source.endswith("<translated>")
-        if not translated or "nb_renderer" in document or not glue.is_file():
-            return original(self, inputstring, document)
-        client = SimpleNamespace(glue_data=json.loads(glue.read_text("utf-8")))
-        config = env.mystnb_config
-        inner = SimpleNamespace(nb_client=client, nb_config=config)
-        document["nb_renderer"] = SimpleNamespace(
-            renderer=inner, config=config
-        )
-        try:
-            return original(self, inputstring, document)
-        finally:
-            document.attributes.pop("nb_renderer", None)
+        if document.current_source.endswith("<translated>"):
+            config = env.mystnb_config
+            glue = read_glue_cache(config.output_folder, env.docname)
+            client = SimpleNamespace(glue_data=glue)
+            inner = SimpleNamespace(nb_client=client, nb_config=config)
+            renderer = SimpleNamespace(renderer=inner, config=config)
+            document["nb_renderer"] = renderer
+        return original(self, inputstring, document)
 
     Parser.parse = parse
 
