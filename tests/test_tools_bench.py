@@ -62,7 +62,6 @@ def test_suite_budget_catches_notebooks_each_within_theirs():
     assert nbrun.violations(FLOOR, runs) == {
         "suite": ["suite 19.0 s > 3 × 2 × floor = 18.0 s"]
     }
-    assert nbrun.suite_allowance(3.0, 2) == 18.0
 
 
 def test_a_benchmark_that_measured_nothing_fails():

@@ -219,11 +219,6 @@ FLOOR_SOURCE = (  # what every lesson imports, and nothing else
 WALL_FLOORS, RSS_MB, SUITE_FACTOR = 5.0, 1024.0, 3.0
 
 
-def suite_allowance(floor_wall_s: float, n_notebooks: int) -> float:
-    """The suite's budget: ``SUITE_FACTOR`` x notebooks x the floor."""
-    return SUITE_FACTOR * n_notebooks * floor_wall_s
-
-
 def suite_wall(runs: Sequence[Run]) -> float:
     return round(sum(r.wall_s for r in runs), 3)
 
@@ -248,13 +243,11 @@ def violations(floor: Run, runs: Sequence[Run]) -> dict[str, list[str]]:
         add(r.path, not r.wall_s <= budget, f"{wall} > {allowed}")
         add(r.path, not r.peak_rss_mb <= RSS_MB, f"{peak} > {RSS_MB:g} MB")
         add(r.path, not r.peak_rss_mb > 0, "measured no memory")
-    allowance = suite_allowance(floor.wall_s, len(runs))
-    total = suite_wall(runs)
+    total, n = suite_wall(runs), len(runs)
+    allowance = SUITE_FACTOR * n * floor.wall_s
+    why = f"suite {total:.1f} s > {SUITE_FACTOR:g} × {n} × floor"
     add(
-        "suite",
-        bool(runs) and not total <= allowance,
-        f"suite {total:.1f} s > {SUITE_FACTOR:g} × {len(runs)} × floor"
-        f" = {allowance:.1f} s",
+        "suite", n > 0 and not total <= allowance, f"{why} = {allowance:.1f} s"
     )
     return out
 
@@ -277,7 +270,7 @@ def table(floor: Run, runs: Sequence[Run]) -> str:
     from tabulate import tabulate
 
     bad, n = violations(floor, runs), len(runs)
-    allowance = suite_allowance(floor.wall_s, n)
+    allowance = SUITE_FACTOR * n * floor.wall_s
     suite = f"suite ({n} notebooks, budget {allowance:.1f} s)"
     rows = [(FLOOR_NAME, "floor", floor.wall_s, floor.peak_rss_mb, 1)]
     rows += [(r.path, r.path, r.wall_s, r.peak_rss_mb, 1) for r in runs]
@@ -298,11 +291,9 @@ def table(floor: Run, runs: Sequence[Run]) -> str:
 
 
 def _run_floor(env: dict[str, str]) -> Run:
-    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
 
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
-    nb.cells = [nbformat.v4.new_code_cell(FLOOR_SOURCE)]
+    nb = new_notebook(cells=[new_code_cell(FLOOR_SOURCE)])
     return execute(nb, name=FLOOR_NAME, cwd=ROOT, env=env)
 
 
@@ -438,11 +429,8 @@ def aggregate(
             )
     rows = []
     for cid, entry in registry.items():
-        nb = entry.get("notebook")
-        rows.append(row := ClaimRow(cid, nb, "pending"))
-        if nb is None:  # the lesson is being written: not a failure
-            continue
-        row.status = "not run"
+        nb = entry.get("notebook")  # None: being written, not a failure
+        rows.append(row := ClaimRow(cid, nb, "not run" if nb else "pending"))
         if nb not in notebooks:
             continue
         for s in seeds:
@@ -454,8 +442,7 @@ def aggregate(
                 row.passed.append(s)
             else:
                 row.failed.append(s)
-        ok = seeds and len(row.passed) == len(seeds)
-        row.status = "passed" if ok else "failed"
+        row.status = "passed" if seeds and row.passed == seeds else "failed"
     return Summary(seeds, rows, problems)
 
 
