@@ -139,13 +139,12 @@ def test_a_linked_term_keeps_its_japanese_name(tmp_path):
 
 
 def test_the_essays_names_only_in_quotation(tmp_path):
-    assert i18n_check.essay_names("エッセイの「Attention weight map」") == []
-    assert i18n_check.essay_names("学習済みのAttention weight map") == [
-        "Attention weight map → Attentionマップ"
-    ]
+    quoted = 'msgid "The map."\nmsgstr "エッセイの「Attention weight map」"\n'
+    assert i18n_check.check(catalogs(tmp_path, quoted))[0] == []
     entry = 'msgid "A causal mask."\nmsgstr "causal attention mask。"\n'
-    errors, _ = i18n_check.check(catalogs(tmp_path, entry))
-    assert [e.split(":")[0] for e in errors] == ["essay's name"]
+    (error,) = i18n_check.check(catalogs(tmp_path, entry))[0]
+    assert error.startswith("essay's name:")
+    assert error.endswith("say causal attention mask → 因果マスク")
 
 
 def test_the_term_list_gives_both_names_for_every_term():

@@ -1,14 +1,13 @@
-"""``make static``: every Japanese message translated, consistent, current.
+"""``make static``: every Japanese message translated and consistent.
 
-``python -m tools.i18n_check`` reads
-``locale/ja/LC_MESSAGES/**.po`` with Babel and fails on an entry that is
-untranslated, fuzzy (the build ignores it: the page shows English) or
-obsolete; on a translation whose roles, link targets or ``$math$`` differ
-from its English (Sphinx then warns, or a glued number goes missing); on a
-``{name}`` placeholder of ``claims.po`` lost; on a linked term not shown
-under its Japanese name from ``book/terms.yml``; on the essay's English
-names outside a 「quotation」. Whether the catalogs are current is
-``make i18n-current``'s question (``sphinx-intl update`` changes none).
+``python -m tools.i18n_check`` reads ``locale/ja/LC_MESSAGES/**.po`` with
+Babel and fails on an entry that is untranslated, fuzzy (the build ignores
+it: the page shows English) or obsolete; on a translation whose roles, link
+targets or ``$math$`` differ from its English (Sphinx then warns, or a glued
+number goes missing); on a ``{name}`` placeholder of ``claims.po`` lost; on
+a linked term not shown under its Japanese name from ``book/terms.yml``; on
+the essay's English names outside a 「quotation」. Whether the catalogs are
+current is ``make i18n-current``'s question (``sphinx-intl update``).
 """
 
 from __future__ import annotations
@@ -78,14 +77,6 @@ def terminology(msgid: str, msgstr: str, names: dict[str, str]) -> list[str]:
     ]
 
 
-def essay_names(msgstr: str) -> list[str]:
-    """The essay's names that ``msgstr`` uses outside a 「quotation」."""
-    bare = re.sub(r"「[^」]*」", "", msgstr).lower()
-    return [
-        f"{n} → {ja}" for n, ja in ESSAY_NAMES.items() if n.lower() in bare
-    ]
-
-
 def check(locale_dir: Path) -> tuple[list[str], dict[str, int]]:
     """(errors, {catalog: messages}) of every Japanese catalog."""
     base, names = locale_dir / "ja" / "LC_MESSAGES", term_names()
@@ -114,9 +105,11 @@ def check(locale_dir: Path) -> tuple[list[str], dict[str, int]]:
                 f"terminology: {where}: name the term {t}"
                 for t in terminology(m.id, m.string, names)
             ]
+            bare = re.sub(r"「[^」]*」", "", m.string).lower()  # not quoted
             errors += [
-                f"essay's name: {where}: outside 「」 say {n}"
-                for n in essay_names(m.string)
+                f"essay's name: {where}: outside 「」 say {n} → {ja}"
+                for n, ja in ESSAY_NAMES.items()
+                if n.lower() in bare
             ]
             placeholders = [set(BRACE.findall(s)) for s in (m.id, m.string)]
             if domain == "claims" and placeholders[0] != placeholders[1]:
