@@ -78,11 +78,9 @@ def find_notebooks(
 
 
 def rel_name(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` (posix), or absolute if outside it."""
+    """``path`` relative to ``root`` (posix)."""
     path, root = Path(path).resolve(), Path(root).resolve()
-    return (
-        path.relative_to(root) if root in path.parents else path
-    ).as_posix()
+    return Path(os.path.relpath(path, root)).as_posix()
 
 
 def _child(src: str, cwd: str, out: str) -> None:
@@ -117,8 +115,9 @@ def _child(src: str, cwd: str, out: str) -> None:
     nbformat.write(nb, src)
     # this process waited for the kernel alone: its mark is the kernel's
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    result = {"wall_s": wall, "error": error, "cells": cells, "peak": peak}
-    Path(out).write_text(json.dumps(result))
+    peak, wall = round(peak * RU_MAXRSS_MB, 1), round(wall, 3)
+    run = {"wall_s": wall, "peak_rss_mb": peak, "error": error, "cells": cells}
+    Path(out).write_text(json.dumps(run))
 
 
 def execute(
@@ -148,17 +147,14 @@ def execute(
         tail = log.read_text().splitlines()
         tail = [line for line in tail if "encryption" not in line]
         if out.is_file():
-            result = json.loads(out.read_text())
+            run = Run(name, **json.loads(out.read_text()))
             nb.cells[:] = nbformat.read(src, as_version=4).cells
         else:  # the child died before it could write
-            error = f"the runner exited with {child.returncode}"
-            result = {"wall_s": 0, "cells": [], "peak": 0, "error": error}
-    error = result["error"]
-    if error and tail:
-        error += "\n    kernel stderr: " + "\n    ".join(tail[-5:])
-    wall, peak = round(result["wall_s"], 3), result["peak"] * RU_MAXRSS_MB
-    cells = tuple((i, t, h) for i, t, h in result["cells"])
-    return Run(name, wall, round(peak, 1), error, None, cells)
+            run = Run(name, 0, 0, f"the runner exited with {child.returncode}")
+    if run.error and tail:
+        tail = "\n    kernel stderr: " + "\n    ".join(tail[-5:])
+        run = replace(run, error=run.error + tail)
+    return run
 
 
 def run_jobs(
@@ -306,11 +302,7 @@ def bench(
 ) -> int:
     """``make bench``: the kernels write their checks to
     ``_build/bench-ledger.jsonl``, never to the book's ledger."""
-    try:
-        paths = find_notebooks(root, argv)
-    except ValueError as err:
-        print(f"bench: {err}", file=sys.stderr)
-        return 2
+    paths = find_notebooks(root, argv)
     ledger = root / "_build" / "bench-ledger.jsonl"
     floors = []
     for _ in range(2):  # the first run also warms the disk cache
@@ -604,11 +596,7 @@ def sweep(
     from livingdict import claims
 
     args = parse_sweep(argv)
-    try:
-        paths = find_notebooks(root, args.targets)
-    except ValueError as err:
-        print(f"sweep: {err}", file=sys.stderr)
-        return 2
+    paths = find_notebooks(root, args.targets)
     ledger = args.ledger or root / "_build" / "sweep-ledger.jsonl"
     seeds = " ".join(map(str, args.seeds))
     print(
@@ -629,6 +617,9 @@ if __name__ == "__main__":
     if command == "child":  # the process that ``execute`` starts
         _child(*rest)
     elif command in ("bench", "sweep"):
-        sys.exit({"bench": bench, "sweep": sweep}[command](rest))
+        try:
+            sys.exit({"bench": bench, "sweep": sweep}[command](rest))
+        except ValueError as err:  # a target that is no lesson
+            sys.exit(f"{command}: {err}")
     else:
         sys.exit(__doc__)
