@@ -311,3 +311,14 @@ def test_a_japanese_build_shows_the_claims_catalog(tmp_path, fixture_book):
         "条件付きで成り立つ" in lesson and "What would have failed" in lesson
     )
     assert "古い訳" not in lesson
+
+
+@pytest.mark.slow
+def test_an_unknown_claim_id_fails_the_build(fixture_book):
+    book = fixture_book(
+        {"index": "X\n=\n\nSee :claim:`C9.9`.\n\n.. verdict:: C9.8\n"}
+    )
+    result = book.build()
+    assert result.returncode != 0
+    assert "claim: unknown claim id 'C9.9'" in result.stderr
+    assert "verdict: unknown claim id 'C9.8'" in result.stderr

@@ -32,6 +32,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 from sphinx.util.i18n import CatalogRepository
+from sphinx.util.nodes import make_refnode
 
 from livingdict import claims
 
@@ -222,11 +223,8 @@ class ClaimRole(SphinxRole):
         if self.text not in known:
             what = "verdict" if badge else "claim id"
             message = f"{self.name}: unknown {what} {self.text!r}"
-            error = self.inliner.reporter.error(message, line=self.lineno)
-            problem = self.inliner.problematic(
-                self.rawtext, self.rawtext, error
-            )
-            return [problem], [error]
+            logger.warning(message, location=self.get_location())
+            return [nodes.Text(self.rawtext)], []
         if badge:
             return [_badge(self.text)], []
         out: list[nodes.Node] = [claim_ref(self.text, self.text, id=self.text)]
@@ -289,10 +287,8 @@ class Page:
         """A link to a page of this build (plain text when it is not built)."""
         if not target or target not in self.built:
             return nodes.Text(text)
-        uri = self.app.builder.get_relative_uri(self.docname, target)
-        uri = "" if target == self.docname and fragment else uri
-        uri += f"#{fragment}" if fragment else ""
-        return nodes.reference("", text, internal=True, refuri=uri)
+        builder, here = self.app.builder, self.docname
+        return make_refnode(builder, here, target, fragment, nodes.Text(text))
 
     def claim_id(self, cid: str) -> nodes.Node:
         return nodes.strong(
