@@ -256,3 +256,7 @@ def test_a_translation_keeps_the_lessons_glued_numbers(tmp_path):
     assert run.returncode == 0, run.stderr
     html = (tmp_path / "ja" / "lesson.html").read_text()
     assert '答えは<span class="pasted-text">42</span>です' in html
+    # the translated nodes belong to the page, not to the small document
+    # of their message (which holds the environment: 23 KB pickled, not 4)
+    doctree = tmp_path / "ja" / ".doctrees" / "lesson.doctree"
+    assert doctree.stat().st_size < 10_000
