@@ -38,7 +38,6 @@ Nb = Any  # a notebook as nbformat reads it
 
 
 def _code(nb: Nb) -> Iterator[tuple[int, Nb]]:
-    """(index, cell) of every code cell."""
     return ((i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code")
 
 

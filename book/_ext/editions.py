@@ -68,8 +68,6 @@ def _config_inited(app: Sphinx, config: Config) -> None:
 def _page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any
 ) -> None:
-    if app.builder.format != "html":
-        return
     editions = app.config.book_editions
     langs = [lang for lang, _, _ in editions]
     current = edition(app.config) if edition(app.config) in langs else langs[0]

@@ -24,8 +24,6 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-STYLES = ("numerical", "romanupper", "romanlower", "alphaupper", "alphalower")
-
 
 def _chapter_start(app: Sphinx) -> None:
     from sphinx_external_toc.collectors import TocTreeCollectorWithStyles as C
@@ -35,7 +33,7 @@ def _chapter_start(app: Sphinx) -> None:
     def assign_section_numbers(self: Any, env: Any) -> Any:
         for style, first in env.config.book_chapter_start.items():
             name = f"_TocTreeCollectorWithStyles__{style}_count"
-            setattr(self, name, int(first) - 1) if style in STYLES else None
+            setattr(self, name, int(first) - 1)
         return original(self, env)
 
     C.assign_section_numbers = assign_section_numbers
