@@ -54,3 +54,21 @@ def test_citations_link_to_their_chapters_list(fixture_book):
     assert (
         target("ch0") == "bibliography.html"
     )  # no chapter list above it: the book's
+
+
+@pytest.mark.slow
+def test_chapters_are_numbered_from_the_configured_start(fixture_book):
+    book = fixture_book(
+        {"intro": "I\n=\n\nx\n", "a": "A\n=\n\nx\n", "b": "B\n=\n\nx\n"},
+        extensions=("sphinx_external_toc", "page_fixes"),
+        conf="external_toc_path = '_toc.yml'\n"
+        "book_chapter_start = {'numerical': 0}\n",
+    )
+    (book.src / "_toc.yml").write_text(
+        "format: jb-book\nroot: intro\nparts:\n  - caption: P\n"
+        "    numbered: true\n    chapters:\n      - file: a\n      - file: b\n"
+    )
+    result = book.build()
+    assert result.returncode == 0, result.stderr
+    assert '<h1><span class="section-number">0. </span>A' in book.html("a")
+    assert '<h1><span class="section-number">1. </span>B' in book.html("b")
