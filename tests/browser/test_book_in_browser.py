@@ -78,6 +78,24 @@ JA_PAGES = [p for p in PAGES if p.startswith(JA)]
 LESSONS = [p for p in EN_PAGES if p.startswith("notebooks/")]
 JA_LESSONS = [p for p in JA_PAGES if p.startswith(JA + "notebooks/")]
 ALL_LESSONS = LESSONS + JA_LESSONS
+
+
+def _group(page: str) -> str:
+    """The xdist group of a page (``make browser`` runs two workers, each
+    with its own browser): a lesson's chapter, so that a chapter's pages,
+    both editions, are surveyed once, by one worker; else the page."""
+    parts = page.removeprefix(JA).split("/")
+    return parts[1] if parts[0] == "notebooks" else page
+
+
+def by_page(pages: list[str]) -> list:
+    """``pages`` as parameters, each in its page's group."""
+    return [
+        pytest.param(p, id=p, marks=pytest.mark.xdist_group(_group(p)))
+        for p in pages
+    ]
+
+
 #: the smallest text a figure may hold, drawn at 100 dpi (livingdict.plot)
 MIN_TEXT_PX = 10
 FIGURE_TEXT_PX = 9 * 100 / 72  # plot.MIN_POINTS at the figure's own size
@@ -323,7 +341,7 @@ def test_the_book_has_pages():
     assert LESSONS, "no lesson pages (notebooks/...) in the built book"
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", by_page(PAGES))
 def test_page_renders_cleanly(reports, page):
     r = reports(page)
     assert r.has_main, "no main content: the page did not render"
@@ -342,7 +360,7 @@ def test_page_renders_cleanly(reports, page):
     )
 
 
-@pytest.mark.parametrize("page", ALL_LESSONS)
+@pytest.mark.parametrize("page", by_page(ALL_LESSONS))
 def test_lesson_shows_figure_verdict_and_launch_buttons(reports, page):
     r = reports(page)
     assert len(r.figures) >= 1, (
@@ -365,7 +383,7 @@ def test_lesson_shows_figure_verdict_and_launch_buttons(reports, page):
     )
 
 
-@pytest.mark.parametrize("page", ALL_LESSONS)
+@pytest.mark.parametrize("page", by_page(ALL_LESSONS))
 def test_solutions_start_collapsed(reports, page):
     solutions = reports(page).solutions
     assert all(s["dropdown"] for s in solutions), (
@@ -379,7 +397,10 @@ def test_solutions_start_collapsed(reports, page):
 CHAPTERS = sorted({p.split("/")[1] for p in LESSONS})
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
+@pytest.mark.parametrize(
+    "chapter",
+    [pytest.param(c, marks=pytest.mark.xdist_group(c)) for c in CHAPTERS],
+)
 def test_each_chapter_has_two_exercises(reports, chapter):
     counts = {
         p: reports(p).exercises for p in LESSONS if p.split("/")[1] == chapter
@@ -411,7 +432,7 @@ def _alt_problem(alt: str | None) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("page", ALL_LESSONS)
+@pytest.mark.parametrize("page", by_page(ALL_LESSONS))
 def test_lesson_figures_have_caption_and_alt_text(reports, page):
     problems = []
     for n, fig in enumerate(reports(page).figures, 1):
@@ -430,7 +451,7 @@ def _counterpart(page: str) -> str:
     return page.removeprefix(JA) if page.startswith(JA) else JA + page
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", by_page(PAGES))
 def test_page_language_and_switch(reports, site, page):
     r = reports(page)
     assert r.lang == ("ja" if page.startswith(JA) else "en"), r.lang
@@ -444,7 +465,7 @@ def test_page_language_and_switch(reports, site, page):
     assert target in PAGES, f"the switch's target {target} does not exist"
 
 
-@pytest.mark.parametrize("page", ALL_LESSONS)
+@pytest.mark.parametrize("page", by_page(ALL_LESSONS))
 def test_lesson_reads_well_on_the_page(reports, page):
     r = reports(page)
     # figures: numbered per chapter, text no smaller than MIN_TEXT_PX
@@ -468,7 +489,7 @@ def test_lesson_reads_well_on_the_page(reports, page):
         assert raw is None, f"the verdict box shows {raw.group()!r}"
 
 
-@pytest.mark.parametrize("page", JA_LESSONS)
+@pytest.mark.parametrize("page", by_page(JA_LESSONS))
 def test_japanese_lesson_is_in_japanese(reports, page):
     prose = reports(page).prose
     english = [t for t in prose if not CJK.search(t)]
@@ -478,7 +499,7 @@ def test_japanese_lesson_is_in_japanese(reports, page):
     )
 
 
-@pytest.mark.parametrize("page", JA_LESSONS)
+@pytest.mark.parametrize("page", by_page(JA_LESSONS))
 def test_japanese_figures_are_the_japanese_drawings(reports, page):
     """Every figure of a Japanese lesson is its Japanese drawing (class
     figure-ja, from book/_ext/ja_figures.py: the build has already refused
