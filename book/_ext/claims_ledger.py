@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -59,11 +58,7 @@ KIND_COUNT = {
 #: the registry's fields pages show (``essay`` is quoted, not translated)
 SHOWN = ("claim", "title", "section", "verdict", "why")
 Record = Mapping[str, Any]
-
-
-def slug(text: str) -> str:
-    """``"holds with caveats"`` → ``"holds-with-caveats"``."""
-    return "-".join(re.findall(r"[a-z0-9]+", text.lower()))
+slug = nodes.make_id  # "holds with caveats" → "holds-with-caveats"
 
 
 def anchor(cid: str) -> str:
