@@ -116,7 +116,6 @@ static: install
 	$(BIN)/ruff check src tests notebooks tools book/_ext
 	$(BIN)/ruff format --check src tests notebooks tools book/_ext
 	$(BIN)/python -m tools.static_checks
-	$(BIN)/python -m tools.i18n_check
 
 # Every lesson under nbval, two kernels at a time. Each lesson that passes is
 # kept, executed, in the book's jupyter-cache (tools/nbcache.py), and its checks

@@ -1,12 +1,14 @@
-"""``make static``: the book's lessons checked as stored, nothing executed.
+"""``make static``: the book checked as stored, nothing executed.
 
 ``python -m tools.static_checks [--root DIR]`` lists every problem and exits
 1 on any; claims with neither lesson nor verdict are listed as pending. Each
 ``check_*`` below is one rule, its docstring the rule. The lessons are
-``claims.notebooks(root)``, the registry ``src/livingdict/claims.yml``. What
-the lessons' runs refuse (a check without controls, a claim of no difference
-without positive controls: ``claims.check``) and Sphinx (``-W``: a toc entry
-that is not a document) is not repeated here.
+``claims.notebooks(root)``, the registry ``src/livingdict/claims.yml``, the
+Japanese catalogs ``locale/ja/LC_MESSAGES`` (whether they are current is
+``make i18n-current``'s question: ``sphinx-intl update``). What the lessons'
+runs refuse (a check without controls, a claim of no difference without
+positive controls: ``claims.check``) and Sphinx (``-W``: a toc entry that is
+not a document) is not repeated here.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from babel.messages.pofile import read_po
 
 from livingdict import claims
 from tools.set_repo_url import colab_cell
@@ -35,6 +38,16 @@ PRAGMA = re.compile(r"#\s*(?:fmt:\s*(?:off|on|skip)|(?:ruff:\s*)?noqa)\b")
 #: headless kernels can hang on a widget (jupyter/nbclient#312)
 WIDGET_TAGS = ("skip-execution", "nbval-skip", "remove-output")
 Nb = Any  # a notebook as nbformat reads it
+ROLE = re.compile(r"\{(?P<role>[\w:+-]+)\}`(?P<body>[^`]*)`")
+TARGET = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.S)
+LINK = re.compile(r"\]\((?P<url>[^)\s]+)\)")
+MATH = re.compile(r"(?<![\\$])\$(?P<m>[^$]+)\$")
+BRACE = re.compile(r"\{(\w+)\}")
+#: the essay's English names, quoted as 「…」; elsewhere the book's term
+ESSAY_NAMES = {
+    "Attention weight map": "Attentionマップ",
+    "causal attention mask": "因果マスク",
+}
 
 
 def _code(nb: Nb) -> Iterator[tuple[int, Nb]]:
@@ -321,6 +334,97 @@ def check_colab(nb: Nb, expected: str) -> Iterator[str]:
         yield "tag the Colab cell (first code cell) remove-cell"
 
 
+# ---------------------------------------------------- the catalogs
+def roles(text: str) -> list[tuple[str, str, str]]:
+    """(role, shown text, target) of every role; a term's target in lower
+    case, as the glossary matches it."""
+    out = []
+    for m in ROLE.finditer(text):
+        explicit = TARGET.match(m["body"])
+        shown, target = explicit.groups() if explicit else (m["body"],) * 2
+        target = target.strip().lower() if m["role"] == "term" else target
+        out.append((m["role"], shown, target.strip()))
+    return out
+
+
+def markup(text: str) -> Counter:
+    """What a translation must keep: role targets, link targets, math."""
+    found = Counter((role, target) for role, _, target in roles(text))
+    found.update(("link", m["url"]) for m in LINK.finditer(text))
+    found.update(("math", m["m"].strip()) for m in MATH.finditer(text))
+    return found
+
+
+def term_names(path: Path = ROOT / "book" / "terms.yml") -> dict[str, str]:
+    """``{English name (lower case): Japanese name}`` from the term list."""
+    import yaml
+
+    terms = yaml.safe_load(path.read_text("utf-8")) if path.is_file() else []
+    return {t["en"].lower(): t["ja"] for t in terms or []}
+
+
+def terminology(msgid: str, msgstr: str, names: dict[str, str]) -> list[str]:
+    """The terms linked in ``msgid`` that ``msgstr`` does not show under
+    their Japanese name."""
+    shown: dict[str, list[str]] = {}
+    for role, text, target in roles(msgstr):
+        if role == "term":
+            shown.setdefault(target, []).append(text)
+    return [
+        f"{target} → {names[target]}"
+        for role, _, target in roles(msgid)
+        if role == "term"
+        and target in names
+        and not any(names[target] in t for t in shown.get(target, []))
+    ]
+
+
+def check_catalogs(locale_dir: Path) -> list[str]:
+    """Every Japanese catalog (``locale/ja/LC_MESSAGES/**.po``, read by
+    Babel): no entry untranslated, fuzzy (the build ignores it: the page
+    shows English) or obsolete; a translation keeps its English's roles,
+    link targets and ``$math$`` (Sphinx warns, or a glued number goes
+    missing) and a ``{name}`` of ``claims.po``; a linked term shows its
+    Japanese name from ``book/terms.yml``; the essay's English names only in
+    a 「quotation」."""
+    base, names = locale_dir / "ja" / "LC_MESSAGES", term_names()
+    errors: list[str] = []
+    for path in sorted(base.rglob("*.po")):
+        rel = path.relative_to(locale_dir.parent)
+        domain = path.relative_to(base).with_suffix("").as_posix()
+        with path.open("rb") as f:
+            catalog = read_po(f, locale="ja", abort_invalid=True)
+        for m in (m for m in catalog if m.id):
+            where = f"{rel}: {str(m.id)[:70]!r}"
+            if m.fuzzy or not m.string:
+                what = "fuzzy" if m.fuzzy else "untranslated"
+                errors.append(f"{what}: {where}")
+                continue
+            if markup(m.id) != markup(m.string):
+                lost = dict(markup(m.id) - markup(m.string))
+                extra = dict(markup(m.string) - markup(m.id))
+                errors.append(
+                    f"inconsistent markup: {where}: missing {lost}, "
+                    f"extra {extra}"
+                )
+            errors += [
+                f"terminology: {where}: name the term {t}"
+                for t in terminology(m.id, m.string, names)
+            ]
+            bare = re.sub(r"「[^」]*」", "", m.string).lower()  # not quoted
+            errors += [
+                f"essay's name: {where}: outside 「」 say {n} → {ja}"
+                for n, ja in ESSAY_NAMES.items()
+                if n.lower() in bare
+            ]
+            placeholders = [set(BRACE.findall(s)) for s in (m.id, m.string)]
+            if domain == "claims" and placeholders[0] != placeholders[1]:
+                errors.append(f"placeholders differ: {where}")
+        for m in catalog.obsolete.values():
+            errors.append(f"obsolete: {rel}: {str(m.id)[:70]!r}")
+    return errors
+
+
 def load_lessons(root: Path) -> tuple[dict[str, Nb], list[str]]:
     """``{name: notebook}`` of the readable lessons, and an error for each
     one that is not."""
@@ -353,7 +457,7 @@ def run_all(root: Path) -> tuple[list[str], list[str]]:
         )
     else:
         errors += check_colab(lessons, colab_cell(url))
-    return errors, pending
+    return errors + check_catalogs(root / "locale"), pending
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -365,10 +469,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"✗ {e}")
     if pending:
         print(f"pending (no lesson yet): {', '.join(pending)}")
+    catalogs = len(list(root.glob("locale/ja/LC_MESSAGES/**/*.po")))
     print(
         f"static checks: {'FAILED' if errors else 'passed'} ({len(errors)} "
-        f"problem(s) in {len(claims.notebooks(root))} notebooks; "
-        f"{len(pending)} claims pending)"
+        f"problem(s) in {len(claims.notebooks(root))} notebooks and "
+        f"{catalogs} catalogs; {len(pending)} claims pending)"
     )
     return 1 if errors else 0
 
