@@ -122,28 +122,19 @@ def summary_counts(
     return counts
 
 
-def shown_expected(text: str) -> str:
-    """``== 0`` → ``= 0``, ``true`` → ``yes``."""
-    return {"true": "yes", "false": "no"}.get(text, text.replace("==", "="))
-
-
-def condition_kind(rec: Record, name: str) -> str:
-    """``experiment``, ``identity`` or ``unknown``."""
-    kinds = {c.get("name"): c.get("kind") for c in rec.get("conditions") or []}
-    kind = (rec.get("kinds") or {}).get(name, kinds.get(name))
-    return kind if kind in ("experiment", "identity") else "unknown"
-
-
 def quantity_rows(rec: Record) -> list[tuple[str, str, str, str]]:
     """``(quantity, measured, expected, kind)``, tested ones first (``—``
-    and ``""`` for one only reported)."""
+    and ``""`` for one only reported); ``== 0`` reads ``= 0``, ``true``
+    ``yes``; the kind ``experiment``, ``identity`` or ``unknown`` (a record
+    from before kinds were recorded, unless its conditions name them)."""
     measured, expected = rec.get("measured") or {}, rec.get("expected") or {}
-    fmt, kind = claims.fmt, condition_kind
-    rows = [
-        (k, fmt(measured[k]), shown_expected(str(v)), kind(rec, k))
-        for k, v in expected.items()
-        if k in measured
-    ]
+    kinds = {c.get("name"): c.get("kind") for c in rec.get("conditions") or []}
+    kinds |= rec.get("kinds") or {}
+    fmt, rows = claims.fmt, []
+    for k, v in ((k, str(v)) for k, v in expected.items() if k in measured):
+        kind = kinds[k] if kinds.get(k) in ("experiment", "identity") else ""
+        shown = {"true": "yes", "false": "no"}.get(v, v.replace("==", "="))
+        rows.append((k, fmt(measured[k]), shown, kind or "unknown"))
     others = [k for k in measured if k not in expected]
     return rows + [(k, fmt(measured[k]), "—", "") for k in others]
 
