@@ -248,18 +248,6 @@ def violations(floor: Run, runs: Sequence[Run]) -> dict[str, list[str]]:
     return out
 
 
-def to_json(floor: Run, runs: Sequence[Run]) -> dict[str, Any]:
-    """``_build/bench.json``."""
-    return {
-        "floor": {"wall_s": floor.wall_s, "peak_rss_mb": floor.peak_rss_mb},
-        "notebooks": [
-            {"path": r.path, "wall_s": r.wall_s, "peak_rss_mb": r.peak_rss_mb}
-            for r in runs
-        ],
-        "suite_wall_s": suite_wall(runs),
-    }
-
-
 def table(floor: Run, runs: Sequence[Run]) -> str:
     """One row per notebook, ``✗`` and the reasons on every violation; the
     suite's wall÷floor is per notebook."""
@@ -323,7 +311,15 @@ def bench(
             cells = "; ".join(f"#{i} {t:.1f} s `{h}`" for i, t, h in slow)
             print(f"  slowest cells of {r.path}: {cells}")
     out = root / "_build" / ("bench-subset.json" if argv else "bench.json")
-    out.write_text(json.dumps(to_json(floor, runs), indent=2) + "\n")
+    data = {
+        "floor": {"wall_s": floor.wall_s, "peak_rss_mb": floor.peak_rss_mb},
+        "notebooks": [
+            {"path": r.path, "wall_s": r.wall_s, "peak_rss_mb": r.peak_rss_mb}
+            for r in runs
+        ],
+        "suite_wall_s": suite_wall(runs),
+    }
+    out.write_text(json.dumps(data, indent=2) + "\n")
     print(f"wrote {out}")
     if bad:
         n = sum(len(v) for v in bad.values())
