@@ -423,15 +423,14 @@ def _short_list(page: Page, chapter: str | None) -> nodes.Node:
 
 
 def _verdict_box(page: Page, node: nodes.Element) -> nodes.Node:
-    ids = node["ids"]
-    verdicts = {page.reg[c].get("verdict") or "pending" for c in ids}
+    verdicts = {page.reg[c].get("verdict") or "pending" for c in node["ids"]}
     one = verdicts.pop() if len(verdicts) == 1 else None
     box = nodes.admonition(
         classes=["verdict", f"verdict-{slug(one or 'mixed')}"]
     )
     title = _("Verdict: {verdict}").format(verdict=_(one)) if one else ""
     box += nodes.title(text=title or _("Verdicts"))
-    for cid in ids:
+    for cid in node["ids"]:
         e, rec = page.reg[cid], page.shown(cid)
         box += _para(
             nodes.strong("", "", page.link(page.index, cid, anchor(cid))),
@@ -462,13 +461,9 @@ def _verdict_box(page: Page, node: nodes.Element) -> nodes.Node:
             )
         rows = []
         for name, value, needed, kind in quantity_rows(rec):
-            texts = (
-                _(name),
-                value,
-                needed,
-                _(KIND_TEXT[kind]) if kind else "",
-            )
-            rows.append(([[nodes.paragraph(text=t)] for t in texts], [], []))
+            kind = _(KIND_TEXT[kind]) if kind else ""
+            cells = [[_para(t)] for t in (_(name), value, needed, kind)]
+            rows.append((cells, [], []))
         head = [_("quantity"), _("measured"), _("needed"), _("kind")]
         box += _table(head, [46, 18, 18, 18], rows, "claim-quantities")
         box += _para(
