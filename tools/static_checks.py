@@ -357,8 +357,6 @@ def markup(text: str) -> Counter:
 
 def term_names(path: Path = ROOT / "book" / "terms.yml") -> dict[str, str]:
     """``{English name (lower case): Japanese name}`` from the term list."""
-    import yaml
-
     terms = yaml.safe_load(path.read_text("utf-8")) if path.is_file() else []
     return {t["en"].lower(): t["ja"] for t in terms or []}
 
