@@ -6,11 +6,11 @@ folder). This extension gives every page a switch to the same page in the
 other edition (``templates/lang-switch.html``, before the article-header
 buttons of sphinx-book-theme) and ``<link rel="alternate" hreflang>``; what
 the edition changes of the configuration (``edition_config``: its title,
-myst-nb's fold buttons, which Sphinx does not translate); the glossary of ``book/terms.yml``
-(``{book-glossary}``: each entry headed by the edition's name, then the
-other; both names are terms), whose definitions the page's catalog
-translates. And it closes two gaps of Sphinx i18n with myst-nb and
-sphinx-external-toc:
+myst-nb's fold buttons, which Sphinx does not translate); the glossary of
+``book/terms.yml`` (``{book-glossary}``: each entry headed by the edition's
+name, then the other; both names are terms), whose definitions the page's
+catalog translates. And it closes gaps of Sphinx i18n with myst-nb and
+sphinx-external-toc (a third: ``_own_document``):
 
 1. Sphinx's ``Locale`` transform parses each translated message as a small
    document of its own, which myst-nb 1.4 hands to the MyST parser without
