@@ -123,11 +123,9 @@ def execute(
     from livingdict.figure_words import stale_notebook
 
     cache, paths = get_cache(str(cache_dir)), notebooks(root)
-    known = {r.uri for r in cache.list_project_records()}
     stale = unrecorded(root)
     for path in paths:
-        if str(path) not in known:
-            cache.add_nb_to_project(str(path))
+        cache.add_nb_to_project(str(path))  # if it is not in the project
         try:
             record = cache.get_cached_project_nb(str(path))
             nb = record and cache.get_cache_bundle(record.pk).nb
