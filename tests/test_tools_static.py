@@ -241,7 +241,9 @@ def test_duplicate_registry_id_fails(
 ):
     entry = registry_entry("C0.1", NB)
     write_registry(lesson_tree, [entry, entry])
-    assert errors(lesson_tree) == ["claims.yml: id C0.1 is registered twice"]
+    (error,) = errors(lesson_tree)
+    assert error.startswith("src/livingdict/claims.yml: unreadable registry")
+    assert "C0.1 is registered twice" in error
 
 
 def test_unreadable_registry_fails(lesson_tree):
