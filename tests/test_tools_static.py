@@ -441,3 +441,23 @@ def test_a_widget_runs_only_for_a_reader(lesson_tree, edit_nb):
 
     edit_nb(lesson_tree / f"{NB}.ipynb", tag)
     assert not any("widget" in e for e in errors(lesson_tree))
+
+
+def test_a_no_difference_claim_needs_positive_controls(
+    lesson_tree, write_registry, registry_entry, edit_nb
+):
+    entry = {**registry_entry("C0.1", NB), "form": "no difference"}
+    write_registry(lesson_tree, [entry])
+    (error,) = errors(lesson_tree)
+    assert error.startswith("C0.1: claims that something makes no difference")
+
+    def add_positive(nb):
+        cell = nb["cells"][5]
+        text = "".join(cell["source"])
+        cell["source"] = text.replace(
+            "controls=",
+            'positive_controls={"where it exists": False},\n    controls=',
+        )
+
+    edit_nb(lesson_tree / f"{NB}.ipynb", add_positive)
+    assert errors(lesson_tree) == []

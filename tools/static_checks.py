@@ -6,9 +6,9 @@
 ``claims.notebooks(root)``, the registry ``src/livingdict/claims.yml``, the
 Japanese catalogs ``locale/ja/LC_MESSAGES`` (whether they are current is
 ``make i18n-current``'s question: ``sphinx-intl update``). What the lessons'
-runs refuse (a check without controls, a claim of no difference without
-positive controls: ``claims.check``) and Sphinx (``-W``: a toc entry that is
-not a document) is not repeated here.
+runs refuse (a check without controls: ``claims.check``) and Sphinx
+(``-W``: a toc entry that is not a document) is not repeated here; a claim of
+no difference without positive controls is refused here too, before any run.
 """
 
 from __future__ import annotations
@@ -59,6 +59,21 @@ def checked_ids(nb: Nb) -> list[str]:
     return [
         m["id"] for _, c in _code(nb) for m in CHECK_CALL.finditer(c.source)
     ]
+
+
+def check_keywords(nb: Nb, cid: str) -> set[str]:
+    """The keywords of the lesson's ``check("<cid>", ...)`` call."""
+    found = set()
+    for _, cell in _code(nb):
+        try:  # a cell that is not plain Python (%pip) has no check
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        calls = (n for n in ast.walk(tree) if isinstance(n, ast.Call))
+        for call in calls:
+            if call.args and getattr(call.args[0], "value", None) == cid:
+                found |= {k.arg for k in call.keywords}
+    return found
 
 
 def each_lesson(check: Callable[..., Iterator[str]]) -> Callable[..., list]:
@@ -157,6 +172,14 @@ def check_claims(root: Path, lessons: Mapping[str, Nb]) -> tuple[list, list]:
             errors.append(f"{cid}: its notebook {nb}.ipynb does not exist")
         elif nb not in checks.get(cid, []):
             errors.append(f"{cid}: {nb}.ipynb has no check({cid!r}, ...) call")
+        elif form == "no difference" and "positive_controls" not in (
+            check_keywords(lessons[f"{nb}.ipynb"], cid)
+        ):
+            errors.append(
+                f"{cid}: claims that something makes no difference, but its "
+                "check passes no positive_controls= (the same pipeline where "
+                "the difference exists, which the test must see)"
+            )
     for cid, where in sorted(checks.items()):
         if cid not in registry:
             errors.append(
