@@ -11,11 +11,9 @@ runs before the book exists). Environment:
   instead of skipping.
 - ``LIVINGDICT_CHROMIUM``: the browser binary (default ``/usr/bin/chromium``; never a
   browser that a tool downloads for itself).
-- ``LIVINGDICT_MATHJAX_DIR``: a local MathJax 3 ``es5/`` folder, for a book built with
-  MathJax from a CDN (the test never goes to the network: CDN requests are answered from
-  this folder, else with an empty script). The book itself now serves MathJax 3.2.2 from
-  its own ``_static/mathjax`` (vendored in ``book/_ext/static/mathjax``), so its pages
-  make no such request and ``tests/browser/test_explorables.py`` checks that they don't.
+- Chromium resolves no host but the local server's (``--host-resolver-rules``):
+  the book is served whole, MathJax too (vendored in ``book/_ext/static``), and
+  a request to another host is a test failure, never a download.
 """
 
 from __future__ import annotations
@@ -34,11 +32,6 @@ if not os.environ.get("LIVINGDICT_BROWSER"):
     collect_ignore_glob = ["test_*.py"]
 
 CHROMIUM = os.environ.get("LIVINGDICT_CHROMIUM", "/usr/bin/chromium")
-_MATHJAX = (
-    bookconfig.ROOT / ".venv" / "mathjax" / "node_modules" / "mathjax" / "es5"
-)
-if _MATHJAX.is_dir():
-    os.environ.setdefault("LIVINGDICT_MATHJAX_DIR", str(_MATHJAX))
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -48,12 +41,22 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:  # noqa: A002
         pass
+
+    def do_GET(self) -> None:  # noqa: N802
+        # the browser's own request (no page asks for it): no content, as
+        # a host without a favicon would answer, not a 404 the test counts
+        if self.path == "/favicon.ico":
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
 
 
 @pytest.fixture(scope="session")
