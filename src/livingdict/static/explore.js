@@ -377,6 +377,15 @@
   }
 
   /* ---- chapter 1: the filter bank ---- */
+  // the input of a digit explorable: the test digits, then the reader's own
+  function digitPicker(f, data) {
+    var names = data.labels.map(function (c, i) {
+      return fmt(t("test digit {i} (a {c})"), { i: i, c: c });
+    });
+    names.push(t("your drawing"));
+    return select(f.controls, "input", t("input"), names, 0);
+  }
+
   function filterBank(root, data) {
     var W = decode(data.W), X = decode(data.inputs), d = W.shape[0];
     var N = W.cols, side = data.side;
@@ -384,11 +393,7 @@
       "Pick or draw a digit and scale it. The panels show the input, its raw " +
       "responses to every filter and their correlations with it: scaling the " +
       "input stretches the raw responses and leaves the correlations as they are."));
-    var names = data.labels.map(function (c, i) {
-      return fmt(t("test digit {i} (a {c})"), { i: i, c: c });
-    });
-    names.push(t("your drawing"));
-    var pick = select(f.controls, "input", t("input"), names, 0);
+    var pick = digitPicker(f, data);
     var scale = range(f.controls, "scale", t("scale the input by"),
       data.scales.length, data.scales.indexOf(1), function (i) {
         return "× " + data.scales[i];
@@ -462,11 +467,7 @@
       "Pick or draw a digit. The panels show its key, one weight per hidden " +
       "unit, what each unit adds to the ten class scores (its value row times " +
       "its key weight) and the scores, their sum plus the bias."));
-    var names = data.labels.map(function (c, i) {
-      return fmt(t("test digit {i} (a {c})"), { i: i, c: c });
-    });
-    names.push(t("your drawing"));
-    var pick = select(f.controls, "input", t("input"), names, 0);
+    var pick = digitPicker(f, data);
     var draw = drawGrid(f.controls, side, function () {
       pick.value = String(X.shape[0]);
       update();
