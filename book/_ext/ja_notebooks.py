@@ -8,7 +8,7 @@ message id is the block's MyST source with its line breaks made spaces, so a
 block is found by its words (any whitespace between them) and replaced whole.
 
 As a Sphinx extension (the Japanese build): each lesson's download button
-serves the Japanese ``.ipynb``. As a script, for ``make lab LANG=ja``::
+serves the Japanese ``.ipynb``. As a script, for ``make lab-ja``::
 
     python book/_ext/ja_notebooks.py OUT   # writes OUT/notebooks/**.ipynb
 """
