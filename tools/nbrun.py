@@ -332,6 +332,8 @@ def bench(
 # ------------------------------------------------------------------ sweep
 #: a margin below this (a tenth of the threshold's scale) is thin
 THIN = 0.1
+#: a ledger line's controls, and how the sweep names them
+CONTROLS = {"controls": "", "positive_controls": "positive: "}
 
 
 @dataclass
@@ -345,6 +347,9 @@ class ClaimRow:
     failed: list[int] = field(default_factory=list)
     missing: list[int] = field(default_factory=list)
     records: list[Mapping[str, Any]] = field(default_factory=list)
+    #: the seeds for which each control (``positive: …`` a positive one)
+    #: passed the claim's test: it must pass for none
+    controls: dict[str, list[int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -380,12 +385,7 @@ class Summary:
     seeds: list[int]
     rows: list[ClaimRow]
     problems: list[str]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems and all(
-            r.status != "failed" for r in self.rows
-        )
+    ok: bool  # no problem, no claim failed
 
 
 def aggregate(
@@ -430,8 +430,14 @@ def aggregate(
                 row.passed.append(s)
             else:
                 row.failed.append(s)
+            for rec, key in ((r, k) for r in mine for k in CONTROLS):
+                for name, passed in (rec.get(key) or {}).items():
+                    name = CONTROLS[key] + name
+                    passed_for = row.controls.setdefault(name, [])
+                    passed_for += [] if passed is False else [s]
         row.status = "passed" if seeds and row.passed == seeds else "failed"
-    return Summary(seeds, rows, problems)
+    ok = not problems and all(r.status != "failed" for r in rows)
+    return Summary(seeds, rows, problems, ok)
 
 
 def _worst_value(value: Any, expected: str) -> Any:
@@ -473,24 +479,6 @@ def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
     return sorted(worst.values(), key=Margin.order)
 
 
-def controls(rows: Iterable[ClaimRow]) -> dict[str, dict[str, list[int]]]:
-    """Per claim that ran, the seeds for which each control (and positive
-    control, ``positive: …``) passed the claim's test (it must pass for
-    none)."""
-    out: dict[str, dict[str, list[int]]] = {}
-    for row in (row for row in rows if row.records):
-        passed_for = out[row.id] = {}
-        for rec in row.records:
-            for key, prefix in (
-                ("controls", ""),
-                ("positive_controls", "positive: "),
-            ):
-                for name, passed in (rec.get(key) or {}).items():
-                    seeds = passed_for.setdefault(prefix + name, [])
-                    seeds += [] if passed is False else [rec.get("seed")]
-    return out
-
-
 def _seeds(seeds: Iterable[Any]) -> str:
     return ", ".join(map(str, seeds))
 
@@ -498,6 +486,8 @@ def _seeds(seeds: Iterable[Any]) -> str:
 def report(summary: Summary) -> str:
     """The pass counts, the margins table, the controls, the problems, and
     one closing line."""
+    from tabulate import tabulate
+
     from livingdict.claims import fmt
 
     w = max([5, *(len(r.id) for r in summary.rows)])
@@ -519,26 +509,31 @@ def report(summary: Summary) -> str:
             f"  not run (their notebooks were not named): {_seeds(not_run)}"
         )
     if table := margins(summary.rows):
+        body = [
+            (f"{m.margin:.3f}", m.seed, m.claim, fmt(m.measured), m.expected)
+            + (m.kind, m.condition, m.mark and f"[{m.mark}]")
+            for m in table
+        ]
+        head = ("margin", "seed", "claim", "measured", "expected", "kind")
         out += [
             "",
             "margins: per claim and condition, the worst seed, thinnest first"
             " (margin: how far inside its condition the value lay,",
             f"relative to the threshold's scale; thin: below {THIN:g}; exact:"
             " an equality, which has no margin)",
-            f"  {'margin':>7}  {'seed':>4}  {'claim':<{w}}  {'measured':>10}"
-            f"  {'expected':<16}  {'kind':<10}  condition",
+            tabulate(
+                body,
+                (*head, "condition", ""),
+                disable_numparse=True,
+                colalign=("right", "right", "left", "right"),
+            ),
         ]
-        for m in table:
-            out.append(
-                f"  {m.margin:7.3f}  {m.seed!s:>4}  {m.claim:<{w}}  "
-                f"{fmt(m.measured):>10}  {m.expected:<16}  {m.kind:<10}  "
-                f"{m.condition}" + (f"  [{m.mark}]" if m.mark else "")
-            )
-    if checked := controls(summary.rows):
+    ran = [r for r in summary.rows if r.records]
+    if ran:
         out += ["", "controls: each must fail its claim's test on every seed"]
-    for claim, passed_for in checked.items():
-        n, bad = len(passed_for), {k: v for k, v in passed_for.items() if v}
-        line = f"{'✗' if bad or not n else '✓'} {claim:<{w}}  {n} control"
+    for r in ran:
+        n, bad = len(r.controls), {k: v for k, v in r.controls.items() if v}
+        line = f"{'✗' if bad or not n else '✓'} {r.id:<{w}}  {n} control"
         line += "" if n == 1 else "s"
         if not n:
             line += ": none recorded"
