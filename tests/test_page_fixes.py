@@ -72,3 +72,15 @@ def test_chapters_are_numbered_from_the_configured_start(fixture_book):
     assert result.returncode == 0, result.stderr
     assert '<h1><span class="section-number">0. </span>A' in book.html("a")
     assert '<h1><span class="section-number">1. </span>B' in book.html("b")
+
+
+@pytest.mark.slow
+def test_thebe_adds_no_script_to_the_pages(fixture_book):
+    """jupyter-book always loads sphinx-thebe; the book has no thebe button,
+    and its inline script, written twice, broke every page's JavaScript."""
+    pages = {"index": "I\n=\n\nx\n"}
+    for fixes in ((), ("page_fixes",)):  # the control first: thebe alone
+        book = fixture_book(pages, extensions=("sphinx_thebe", *fixes))
+        assert book.build().returncode == 0
+        scripts = book.html("index").count("THEBE_JS_URL")
+        assert scripts == (0 if fixes else 2), fixes

@@ -4,11 +4,10 @@
    gives "B": sphinx-external-toc 1.1 numbers the chapters of numbered parts
    from 1 (A, I) with one private counter per style, which
    ``book_chapter_start: {numerical: 0, alphaupper: 2}`` sets.
-2. Sphinx 7.4 writes an inline script that sphinx-thebe adds at
-   ``env-before-read-docs`` twice (the registry's copy has the filename "",
-   the builder's None): on every page the browser raised "Identifier
-   'THEBE_JS_URL' has already been declared". Each page's scripts are
-   deduplicated.
+2. The book has no thebe button, but jupyter-book always loads
+   sphinx-thebe, whose scripts (``init_thebe_core``) went on every page,
+   the inline one twice under Sphinx 7.4: the browser raised "Identifier
+   'THEBE_JS_URL' has already been declared". They are not added.
 3. A work cited in several chapters appears in each chapter's filtered
    bibliography and in the book's, and sphinxcontrib-bibtex links every
    citation to whichever list it met last. A citation is pointed at the
@@ -39,21 +38,12 @@ def _chapter_start(app: Sphinx) -> None:
     C.assign_section_numbers = assign_section_numbers
 
 
-def _dedupe_scripts(
-    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any
-) -> None:
-    seen, unique = set(), []
-    for script in context.get("script_files") or []:
-        attributes = getattr(script, "attributes", {}) or {}
-        key = (
-            getattr(script, "filename", str(script)) or "",
-            *sorted(attributes.items()),
-        )
-        if key not in seen:
-            seen.add(key)
-            unique.append(script)
-    if unique:
-        context["script_files"] = unique
+def _no_thebe(app: Sphinx) -> None:
+    from sphinx_thebe import init_thebe_core
+
+    for listener in list(app.events.listeners["env-before-read-docs"]):
+        if listener.handler is init_thebe_core:
+            app.disconnect(listener.id)
 
 
 def _chapter_citations(
@@ -100,5 +90,5 @@ def _chapter_citations(
 def setup(app: Sphinx) -> None:
     app.add_config_value("book_chapter_start", {}, "env", [dict])
     app.connect("builder-inited", _chapter_start)
-    app.connect("html-page-context", _dedupe_scripts)
+    app.connect("builder-inited", _no_thebe)
     app.connect("doctree-resolved", _chapter_citations)
