@@ -209,7 +209,9 @@ def test_the_registry_and_the_lessons_agree():
     claim_errors, _pending = static_checks.check_claims(ROOT, lessons)
     assert claim_errors == []
     assert set(claims.registry()) >= {
-        cid for nb in lessons.values() for cid in static_checks.checked_ids(nb)
+        cid
+        for nb in lessons.values()
+        for _, cid, _ in static_checks.check_calls(nb)
     }
 
 

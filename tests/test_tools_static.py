@@ -263,7 +263,10 @@ def test_check_call_pattern():
         nbformat.v4.new_code_cell("check(cid, ok)  # not a literal: no id"),
         nbformat.v4.new_markdown_cell('check("C4.1", ok)'),
     ]
-    assert static_checks.checked_ids(nb) == ["C1.2", "B1"]
+    assert list(static_checks.check_calls(nb)) == [
+        (0, "C1.2", set()),
+        (1, "B1", set()),
+    ]
 
 
 # --------------------------------------------------------------- numbers

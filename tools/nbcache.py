@@ -18,6 +18,7 @@ drawn before their translation changed; the build then executes nothing.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 from collections import Counter
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jupyter_cache import get_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 _cells: Counter = Counter()  # notebook -> nbval items still to run
@@ -82,7 +84,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any):
             _failed.add(path)
     _cells[path] -= 1
     if _cells[path] == 0 and path not in _failed:  # all passed: cache it
-        from jupyter_cache import get_cache
         from jupyter_cache.base import CacheBundleIn
 
         took = {"execution_seconds": time.perf_counter() - _started[path]}
@@ -111,9 +112,6 @@ def execute(
 ) -> int:
     """Execute, ``jobs`` at a time, every lesson the cache or the ledger
     lacks; return how many failed (their tracebacks are printed)."""
-    import multiprocessing
-
-    from jupyter_cache import get_cache
     from jupyter_cache.executors.basic import (
         ExecutionWorkerLocalMProc,
         ProcessData,
@@ -154,6 +152,5 @@ if __name__ == "__main__":
     ap.add_argument("command", choices=["execute"])
     ap.add_argument("--jobs", type=int, default=2, help="kernels at a time")
     jobs = ap.parse_args().jobs
-    sys.exit(
-        min(1, execute(ROOT, ROOT / "_build" / ".jupyter_cache", jobs=jobs))
-    )
+    failed = execute(ROOT, ROOT / "_build" / ".jupyter_cache", jobs=jobs)
+    sys.exit(1 if failed else 0)

@@ -37,15 +37,13 @@ def set_config(text: str, url: str, branch: str | None = None) -> str:
         raise ValueError(
             f"expected https://github.com/<owner>/<name>, got {url!r}"
         )
-    block = re.search(r"^repository:\n((?:[ \t]+.*\n|\s*\n)+)", text, re.M)
+    block = re.search(r"(?m)^repository:\n((?:[ \t]+.*\n|\s*\n)+)", text)
     if block is None:
         raise ValueError("_config.yml has no repository: block")
     body = block[1]
     for key, value in (("url", url), ("branch", branch)):
         if value:
-            body = re.sub(
-                rf"^(\s+{key}:\s*).*$", rf"\g<1>{value}", body, flags=re.M
-            )
+            body = re.sub(rf"(?m)^(\s+{key}:\s*).*$", rf"\g<1>{value}", body)
     return text[: block.start(1)] + body + text[block.end(1) :]
 
 

@@ -19,13 +19,14 @@ import difflib
 import functools
 import re
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 from babel.messages.pofile import read_po
+from sphinx_external_toc.parsing import MalformedError, parse_toc_yaml
 
 from livingdict import claims
 from tools.set_repo_url import colab_cell
@@ -33,7 +34,6 @@ from tools.set_repo_url import colab_cell
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = Path("src") / "livingdict" / "claims.yml"
 ALLOWED_NUMBERS = ROOT / "tools" / "allowed_numbers.yml"
-CHECK_CALL = re.compile(r"""\bcheck\(\s*(?P<q>["'])(?P<id>[^"'\n]+)(?P=q)""")
 PRAGMA = re.compile(r"#\s*(?:fmt:\s*(?:off|on|skip)|(?:ruff:\s*)?noqa)\b")
 #: headless kernels can hang on a widget (jupyter/nbclient#312)
 WIDGET_TAGS = ("skip-execution", "nbval-skip", "remove-output")
@@ -54,26 +54,19 @@ def _code(nb: Nb) -> Iterator[tuple[int, Nb]]:
     return ((i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code")
 
 
-def checked_ids(nb: Nb) -> list[str]:
-    """The ids of every ``check("<id>"`` call in a notebook's code."""
-    return [
-        m["id"] for _, c in _code(nb) for m in CHECK_CALL.finditer(c.source)
-    ]
-
-
-def check_keywords(nb: Nb, cid: str) -> set[str]:
-    """The keywords of the lesson's ``check("<cid>", ...)`` call."""
-    found = set()
-    for _, cell in _code(nb):
-        try:  # a cell that is not plain Python (%pip) has no check
-            tree = ast.parse(cell.source)
+def check_calls(nb: Nb) -> Iterator[tuple[int, str, set[str]]]:
+    """(cell, claim id, keywords) of every ``check("<id>", ...)`` call in a
+    notebook's code (a cell that is not plain Python, %pip, has none)."""
+    for i, cell in _code(nb):
+        try:
+            nodes = ast.walk(ast.parse(cell.source))
         except SyntaxError:
             continue
-        calls = (n for n in ast.walk(tree) if isinstance(n, ast.Call))
-        for call in calls:
-            if call.args and getattr(call.args[0], "value", None) == cid:
-                found |= {k.arg for k in call.keywords}
-    return found
+        for call in (n for n in nodes if isinstance(n, ast.Call)):
+            name = getattr(call.func, "attr", getattr(call.func, "id", ""))
+            cid = getattr(call.args[0], "value", None) if call.args else None
+            if name == "check" and isinstance(cid, str):
+                yield i, cid, {k.arg for k in call.keywords}
 
 
 def each_lesson(check: Callable[..., Iterator[str]]) -> Callable[..., list]:
@@ -103,8 +96,6 @@ def check_clean(nb: Nb) -> Iterator[str]:
 def check_toc(root: Path, lessons: Mapping[str, Nb]) -> list[str]:
     """Every lesson is in ``_toc.yml``, read by sphinx-external-toc's parser
     as the build reads it."""
-    from sphinx_external_toc.parsing import MalformedError, parse_toc_yaml
-
     if not (root / "_toc.yml").is_file():
         return ["_toc.yml does not exist"]
     try:
@@ -112,10 +103,9 @@ def check_toc(root: Path, lessons: Mapping[str, Nb]) -> list[str]:
     except (MalformedError, yaml.YAMLError) as err:
         return [f"_toc.yml is not valid: {err}"]
     strip = functools.partial(re.sub, r"\.(md|ipynb|rst)$", "")
+    globbed = (p for glob in toc.globs() for p in root.glob(glob + "*"))
     listed = {strip(d) for d in toc}
-    for glob in toc.globs():
-        files = root.glob(glob + "*")
-        listed |= {strip(p.relative_to(root).as_posix()) for p in files}
+    listed |= {strip(p.relative_to(root).as_posix()) for p in globbed}
     return [
         f"{name} is not listed in _toc.yml"
         for name in lessons
@@ -133,72 +123,68 @@ def check_claims(root: Path, lessons: Mapping[str, Nb]) -> tuple[list, list]:
         registry = claims.registry(root / REGISTRY)
     except (OSError, ValueError, yaml.YAMLError, KeyError, TypeError) as err:
         return [f"{REGISTRY.as_posix()}: unreadable registry ({err})"], []
-    errors: list[str] = []
-    checks: dict[str, list[str]] = {}  # id -> notebooks, one per call
+    calls = defaultdict(list)  # id -> (lesson, keywords) of each call
     for name, nb in lessons.items():
-        for cid in checked_ids(nb):
-            checks.setdefault(cid, []).append(name.removesuffix(".ipynb"))
-    pending, named = [], {}  # named: id -> its notebook, without .ipynb
-    for cid, e in registry.items():
-        nb, verdict = e.get("notebook"), e.get("verdict")
-        form = e.get("form", "claim")
-        if form not in claims.FORMS:
-            forms = ", ".join(claims.FORMS)
-            errors.append(f"{cid}: form {form!r} is not one of {forms}")
-        if form == "because" and not (e.get("x") and e.get("y")):
-            errors.append(
-                f"{cid}: form 'because' needs x: (the conclusion) and y: (the "
-                "reason it gives)"
-            )
-        if verdict is not None and verdict not in claims.VERDICTS:
-            errors.append(
-                f"{cid}: verdict {verdict!r} is not one of "
-                + ", ".join(claims.VERDICTS)
-            )
-        if (nb is None) != (verdict is None):
-            errors.append(
-                f"{cid}: names {'a notebook' if nb else 'no notebook'} but "
-                f"{'has' if verdict else 'no'} verdict; set both or neither"
-            )
-        if nb is None:
-            pending += [] if cid in checks else [cid]
-            continue
+        for _, cid, keywords in check_calls(nb):
+            calls[cid].append((name.removesuffix(".ipynb"), keywords))
+    pending = [
+        cid
+        for cid, entry in registry.items()
+        if entry.get("notebook") is None and not calls[cid]
+    ]
+    return [
+        f"{cid}: {problem}"
+        for cid in [*registry, *sorted(set(calls) - set(registry))]
+        for problem in claim_problems(root, registry.get(cid), calls[cid])
+    ], pending
+
+
+def claim_problems(
+    root: Path, entry: Mapping | None, calls: list[tuple[str, set]]
+) -> Iterator[str]:
+    """``check_claims`` for one id: its registry ``entry`` (``None``: not
+    registered) and its ``check`` calls, (lesson, keywords) each."""
+    where = [lesson for lesson, _ in calls]
+    if entry is None:
+        yield f"checked in {', '.join(where)} but not registered in claims.yml"
+        return
+    nb, verdict = entry.get("notebook"), entry.get("verdict")
+    form = entry.get("form", "claim")
+    if form not in claims.FORMS:
+        yield f"form {form!r} is not one of {', '.join(claims.FORMS)}"
+    if form == "because" and not (entry.get("x") and entry.get("y")):
+        yield (
+            "form 'because' needs x: (the conclusion) and y: (the reason it "
+            "gives)"
+        )
+    if verdict is not None and verdict not in claims.VERDICTS:
+        yield f"verdict {verdict!r} is not one of {', '.join(claims.VERDICTS)}"
+    if (nb is None) != (verdict is None):
+        yield (
+            f"names {'a notebook' if nb else 'no notebook'} but "
+            f"{'has' if verdict else 'no'} verdict; set both or neither"
+        )
+    if nb is not None:
         if nb.endswith(".ipynb"):
-            errors.append(
-                f"{cid}: notebook {nb!r} must be named without .ipynb"
-            )
-        nb = named[cid] = nb.removesuffix(".ipynb")
+            yield f"notebook {nb!r} must be named without .ipynb"
+        nb = nb.removesuffix(".ipynb")
+        called = [k for lesson, k in calls if lesson == nb]  # keywords
+        controlled = any("positive_controls" in k for k in called)
         if not (root / f"{nb}.ipynb").is_file():
-            errors.append(f"{cid}: its notebook {nb}.ipynb does not exist")
-        elif nb not in checks.get(cid, []):
-            errors.append(f"{cid}: {nb}.ipynb has no check({cid!r}, ...) call")
-        elif form == "no difference" and "positive_controls" not in (
-            check_keywords(lessons[f"{nb}.ipynb"], cid)
-        ):
-            errors.append(
-                f"{cid}: claims that something makes no difference, but its "
-                "check passes no positive_controls= (the same pipeline where "
-                "the difference exists, which the test must see)"
+            yield f"its notebook {nb}.ipynb does not exist"
+        elif not called:
+            yield f"{nb}.ipynb has no check({entry['id']!r}, ...) call"
+        elif form == "no difference" and not controlled:
+            yield (
+                "claims that something makes no difference, but its check "
+                "passes no positive_controls= (the same pipeline where the "
+                "difference exists, which the test must see)"
             )
-    for cid, where in sorted(checks.items()):
-        if cid not in registry:
-            errors.append(
-                f"{cid}: checked in {', '.join(where)} but not registered in "
-                "claims.yml"
-            )
-            continue
-        if len(where) > 1:
-            errors.append(
-                f"{cid}: checked {len(where)} times ({', '.join(where)}); "
-                "once only"
-            )
-        nb = named.get(cid)
-        for other in sorted(set(where) - {nb}):
-            errors.append(
-                f"{cid}: checked in {other}, but its registry entry names "
-                + (nb or "no notebook (pending)")
-            )
-    return errors, pending
+    if len(where) > 1:
+        yield f"checked {len(where)} times ({', '.join(where)}); once only"
+    named = nb or "no notebook (pending)"
+    for other in sorted(set(where) - {nb}):
+        yield f"checked in {other}, but its registry entry names {named}"
 
 
 def load_allowed(path: Path = ALLOWED_NUMBERS) -> dict[str, str]:
@@ -231,16 +217,9 @@ def typed_numbers(text: str, allowed: Mapping[str, str]) -> list[str]:
     for pattern in _STRIP:
         text = re.sub(pattern, " ", text)
     text = _MATH.sub(lambda m: " ".join(re.findall(r"\d+\.\d+", m[0])), text)
-    found = []
-    for m in _NUM.finditer(text):
-        token = m[0].rstrip(",").replace(" ", "")
-        bare, percent = token.rstrip("%"), token.endswith("%")
-        small = bare.isdecimal() and int(bare) <= 10
-        if token not in allowed and (
-            percent or not small and bare not in allowed
-        ):
-            found.append(token)
-    return found
+    tokens = [m[0].rstrip(",").replace(" ", "") for m in _NUM.finditer(text)]
+    counting_words = {t for t in tokens if t.isdecimal() and int(t) <= 10}
+    return [t for t in tokens if t not in allowed and t not in counting_words]
 
 
 @each_lesson
@@ -269,6 +248,7 @@ def check_cells(nb: Nb) -> Iterator[str]:
     folds its code (``hide-input``), a check's cell folds whole
     (``hide-cell``); a widget runs only in a reader's Jupyter
     (``WIDGET_TAGS``)."""
+    checks = {i for i, *_ in check_calls(nb)}
     for i, cell in _code(nb):
         source, tags = cell.source, cell.metadata.get("tags", [])
         for n, line in enumerate(source.splitlines(), 1):
@@ -283,7 +263,7 @@ def check_cells(nb: Nb) -> Iterator[str]:
                 f"cell {i} draws a figure: tag it hide-input (the figure "
                 "shows, its code folds)"
             )
-        if CHECK_CALL.search(source) and "hide-cell" not in tags:
+        if i in checks and "hide-cell" not in tags:
             yield f"cell {i} checks a claim: tag it hide-cell"
         missing = [t for t in WIDGET_TAGS if t not in tags]
         if re.search(r"\binteract(?:ive)?\(", source) and missing:
@@ -300,27 +280,24 @@ def _only_imports(source: str) -> bool:
         body = ast.parse(source).body
     except SyntaxError:  # IPython magics: something else
         return False
-
-    def setup(node: ast.stmt) -> bool:
+    for node in body:
         func = getattr(getattr(node, "value", None), "func", None)
         name = getattr(func, "attr", None) or getattr(func, "id", None)
-        return isinstance(node, ast.Assign | ast.Expr) and name == "setup"
-
-    imports = ast.Import | ast.ImportFrom
-    return all(isinstance(n, imports) or setup(n) for n in body)
+        setup = isinstance(node, ast.Assign | ast.Expr) and name == "setup"
+        if not setup and not isinstance(node, ast.Import | ast.ImportFrom):
+            return False
+    return True
 
 
 @each_lesson
 def check_mechanism(nb: Nb) -> Iterator[str]:
     """Besides its Colab cell and its imports, a lesson shows a code cell
     (no ``hide-*`` or ``remove-*`` tag): the mechanism is on the page."""
+    hidden = ("hide-", "remove-")
     shown = [
         c.source
         for _, c in list(_code(nb))[1:]
-        if not any(
-            t.startswith(("hide-", "remove-"))
-            for t in c.metadata.get("tags", [])
-        )
+        if not any(t.startswith(hidden) for t in c.metadata.get("tags", []))
     ]
     if all(_only_imports(s) for s in shown):
         yield (
@@ -338,12 +315,8 @@ def check_colab(nb: Nb, expected: str) -> Iterator[str]:
         yield "has no code cell"
         return
     if first.source != expected:
-        diff = difflib.unified_diff(
-            expected.splitlines(), first.source.splitlines(), n=0
-        )
-        changed = [
-            d for d in diff if d[:1] in "+-" and d[:3] not in ("+++", "---")
-        ]
+        diff = difflib.ndiff(expected.splitlines(), first.source.splitlines())
+        changed = [d[0] + d[2:] for d in diff if d[0] in "+-"]
         yield (
             "the first code cell is not the Colab cell (python -m "
             "tools.set_repo_url rewrites it): " + " | ".join(changed)
@@ -353,16 +326,14 @@ def check_colab(nb: Nb, expected: str) -> Iterator[str]:
 
 
 # ---------------------------------------------------- the catalogs
-def roles(text: str) -> list[tuple[str, str, str]]:
+def roles(text: str) -> Iterator[tuple[str, str, str]]:
     """(role, shown text, target) of every role; a term's target in lower
     case, as the glossary matches it."""
-    out = []
     for m in ROLE.finditer(text):
         explicit = TARGET.match(m["body"])
         shown, target = explicit.groups() if explicit else (m["body"],) * 2
         target = target.strip().lower() if m["role"] == "term" else target
-        out.append((m["role"], shown, target.strip()))
-    return out
+        yield m["role"], shown, target.strip()
 
 
 def markup(text: str) -> Counter:
@@ -382,16 +353,13 @@ def term_names(path: Path = ROOT / "book" / "terms.yml") -> dict[str, str]:
 def terminology(msgid: str, msgstr: str, names: dict[str, str]) -> list[str]:
     """The terms linked in ``msgid`` that ``msgstr`` does not show under
     their Japanese name."""
-    shown: dict[str, list[str]] = {}
-    for role, text, target in roles(msgstr):
-        if role == "term":
-            shown.setdefault(target, []).append(text)
+    shown = [(t, text) for role, text, t in roles(msgstr) if role == "term"]
     return [
         f"{target} → {names[target]}"
         for role, _, target in roles(msgid)
         if role == "term"
         and target in names
-        and not any(names[target] in t for t in shown.get(target, []))
+        and not any(t == target and names[t] in text for t, text in shown)
     ]
 
 
@@ -407,7 +375,7 @@ def check_catalogs(locale_dir: Path) -> list[str]:
     errors: list[str] = []
     for path in sorted(base.rglob("*.po")):
         rel = path.relative_to(locale_dir.parent)
-        domain = path.relative_to(base).with_suffix("").as_posix()
+        claims_po = path == base / "claims.po"
         with path.open("rb") as f:
             catalog = read_po(f, locale="ja", abort_invalid=True)
         for m in (m for m in catalog if m.id):
@@ -416,12 +384,11 @@ def check_catalogs(locale_dir: Path) -> list[str]:
                 what = "fuzzy" if m.fuzzy else "untranslated"
                 errors.append(f"{what}: {where}")
                 continue
-            if markup(m.id) != markup(m.string):
-                lost = dict(markup(m.id) - markup(m.string))
-                extra = dict(markup(m.string) - markup(m.id))
+            en, ja = markup(m.id), markup(m.string)
+            if en != ja:
                 errors.append(
-                    f"inconsistent markup: {where}: missing {lost}, "
-                    f"extra {extra}"
+                    f"inconsistent markup: {where}: missing {dict(en - ja)}, "
+                    f"extra {dict(ja - en)}"
                 )
             errors += [
                 f"terminology: {where}: name the term {t}"
@@ -429,12 +396,12 @@ def check_catalogs(locale_dir: Path) -> list[str]:
             ]
             bare = re.sub(r"「[^」]*」", "", m.string).lower()  # not quoted
             errors += [
-                f"essay's name: {where}: outside 「」 say {n} → {ja}"
-                for n, ja in ESSAY_NAMES.items()
+                f"essay's name: {where}: outside 「」 say {n} → {term}"
+                for n, term in ESSAY_NAMES.items()
                 if n.lower() in bare
             ]
             placeholders = [set(BRACE.findall(s)) for s in (m.id, m.string)]
-            if domain == "claims" and placeholders[0] != placeholders[1]:
+            if claims_po and placeholders[0] != placeholders[1]:
                 errors.append(f"placeholders differ: {where}")
         for m in catalog.obsolete.values():
             errors.append(f"obsolete: {rel}: {str(m.id)[:70]!r}")
@@ -468,9 +435,7 @@ def run_all(root: Path) -> tuple[list[str], list[str]]:
         config = yaml.safe_load((root / "_config.yml").read_text("utf-8"))
         url = str(config["repository"]["url"]).rstrip("/")
     except (OSError, yaml.YAMLError, KeyError, TypeError):
-        errors.append(
-            "_config.yml: no repository.url (the Colab cells name it)"
-        )
+        errors += ["_config.yml: no repository.url (the Colab cells name it)"]
     else:
         errors += check_colab(lessons, colab_cell(url))
     return errors + check_catalogs(root / "locale"), pending
