@@ -8,6 +8,7 @@ The fixture lesson's cells: 0 title, 1 Colab (remove-cell), 2 imports,
 import json
 
 import pytest
+import yaml
 
 from tools import static_checks
 
@@ -104,6 +105,20 @@ def test_toc_entries_may_name_their_suffix(lesson_tree, write_toc):
     """A toc entry that is no document is Sphinx's to refuse (-W)."""
     write_toc(lesson_tree, [f"{NB}.ipynb", "book/claims_ledger.md"])
     assert errors(lesson_tree) == []
+
+
+def test_a_toc_glob_lists_the_lessons_it_matches(lesson_tree, write_lesson):
+    """A ``glob:`` entry matches docnames (a file without its suffix)."""
+    write_lesson(lesson_tree, "notebooks/01_x/01_new", claim=None)
+    toc = yaml.safe_load((lesson_tree / "_toc.yml").read_text())
+    toc["parts"][0]["chapters"].append({"glob": "notebooks/01_x/*"})
+    (lesson_tree / "_toc.yml").write_text(yaml.safe_dump(toc))
+    assert errors(lesson_tree) == []
+    toc["parts"][0]["chapters"][-1] = {"glob": "notebooks/01_x/02*"}
+    (lesson_tree / "_toc.yml").write_text(yaml.safe_dump(toc))
+    assert errors(lesson_tree) == [
+        "notebooks/01_x/01_new.ipynb is not listed in _toc.yml"
+    ]
 
 
 def test_missing_toc_fails(lesson_tree):

@@ -103,7 +103,8 @@ def check_toc(root: Path, lessons: Mapping[str, Nb]) -> list[str]:
     except (MalformedError, yaml.YAMLError) as err:
         return [f"_toc.yml is not valid: {err}"]
     strip = functools.partial(re.sub, r"\.(md|ipynb|rst)$", "")
-    globbed = (p for glob in toc.globs() for p in root.glob(glob + "*"))
+    # a glob matches docnames: the files it names have a suffix
+    globbed = (p for glob in toc.globs() for p in root.glob(glob + ".*"))
     listed = {strip(d) for d in toc}
     listed |= {strip(p.relative_to(root).as_posix()) for p in globbed}
     return [
