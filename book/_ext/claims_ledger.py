@@ -43,7 +43,7 @@ CHECK_TEXT = {
     "failed": "✗ FAILED",
     "missing": "✗ no ledger line",
     "unbuilt": "not built",
-    "pending": "",
+    "pending": "pending",
 }
 KIND_TEXT = {  # unknown: a record from before kinds were recorded
     "experiment": "by experiment",
@@ -221,10 +221,6 @@ class ClaimRole(SphinxRole):
 
 
 # ------------------------------------------------------------ the pages
-def _check_text(status: str) -> str:
-    return _(CHECK_TEXT[status]) if CHECK_TEXT[status] else ""
-
-
 def _badge(verdict: str | None) -> nodes.Node:
     text = verdict or "pending"
     classes = ["claim-verdict", f"claim-verdict-{slug(text)}"]
@@ -260,7 +256,7 @@ class Page:
     def __init__(self, app: Sphinx, docname: str) -> None:
         self.app, self.docname = app, docname
         self.reg = claims.registry()
-        self.latest = latest_records(claims.read_ledger(claims.ledger_path()))
+        self.latest = latest_records(claims.read_ledger())
         self.built = set(app.env.found_docs)
         meta = app.env.metadata.items()
         self.index = next(
@@ -276,15 +272,32 @@ class Page:
         builder, here = self.app.builder, self.docname
         return make_refnode(builder, here, target, fragment, nodes.Text(text))
 
-    def claim_id(self, cid: str) -> nodes.Node:
-        return nodes.strong(
-            "", "", self.link(self.reg[cid].get("notebook"), cid)
-        )
-
-    def lesson(self, cid: str, template: str) -> nodes.Node:
+    def lesson(self, cid: str, template: str = "{cid}") -> nodes.Node:
+        """A link to a claim's lesson: ``template`` with ``cid``, ``title``."""
         nb, titles = self.reg[cid].get("notebook"), self.app.env.titles
         title = titles[nb].astext() if nb in titles else str(nb)
-        return self.link(nb, template.format(title=title))
+        return self.link(nb, template.format(cid=cid, title=title))
+
+    def claim_id(self, cid: str, to_row: bool = False) -> nodes.Node:
+        """The id, linked to its lesson (``to_row``: to its ledger row)."""
+        if to_row:
+            link = self.link(self.index, cid, anchor(cid))
+        else:
+            link = self.lesson(cid)
+        return nodes.strong("", "", link)
+
+    def claim_line(self, cid: str, to_row: bool = False) -> list[Any]:
+        """The id, its verdict, what it claims (for ``_para``)."""
+        e, id_link = self.reg[cid], self.claim_id(cid, to_row)
+        said = " " + _(e["claim"].strip())
+        return [id_link, " ", _badge(e.get("verdict")), said]
+
+    def phrase(self, cid: str) -> list[nodes.Node]:
+        """The essay's words for a claim, quoted (not translated)."""
+        if not (words := self.reg[cid].get("essay")):
+            return []
+        quoted = nodes.inline(text=f"「{words}」", classes=["essay-phrase"])
+        return [nodes.Text(" "), quoted]
 
     def status(self, cid: str) -> str:
         return claim_status(self.reg[cid], self.latest.get(cid), self.built)
@@ -294,20 +307,18 @@ class Page:
         ran = self.status(cid) in ("passed", "failed")
         return self.latest.get(cid) if ran else None
 
-    def entries(self, chapter: str | None = None) -> list[str]:
-        return [
-            cid
-            for cid, e in self.reg.items()
-            if chapter is None or str(e["chapter"]) == str(chapter)
-        ]
+    def entries(self, chapter: str | None) -> list[str]:
+        """The ids of ``chapter`` (``None``: every id)."""
+        reg = self.reg.items()
+        return [c for c, e in reg if chapter in (None, str(e["chapter"]))]
 
-    def pending(self, cid: str) -> list[nodes.Node]:
-        """`` (not built)`` and the like, after a claim that did not pass."""
-        if (status := self.status(cid)) == "passed":
-            return []
-        return [
-            nodes.emphasis(text=f" ({_check_text(status) or _('pending')})")
-        ]
+    def item(self, cid: str, *paragraphs: nodes.Node) -> nodes.list_item:
+        """A claim in a list, classed by its status; after one that did not
+        pass, `` (not built)`` and the like."""
+        if (status := self.status(cid)) != "passed":
+            text = f" ({_(CHECK_TEXT[status])})"
+            paragraphs[-1].append(nodes.emphasis(text=text))
+        return nodes.list_item("", *paragraphs, classes=[f"claim-{status}"])
 
 
 def _summary(page: Page, node: nodes.Element) -> nodes.Node:
@@ -322,9 +333,9 @@ def _summary(page: Page, node: nodes.Element) -> nodes.Node:
         para += [nodes.strong(text=str(counts[verdict])), nodes.Text(" ")]
         para += [_badge(verdict), nodes.Text(end)]
     statuses = ("unbuilt", "missing", "failed")
-    extra = [f"{counts[s]} {_check_text(s)}" for s in statuses if counts[s]]
+    extra = [f"{counts[s]} {_(CHECK_TEXT[s])}" for s in statuses if counts[s]]
     if extra:
-        text = _("Not checked in this build: ") + ", ".join(extra) + ". "
+        text = _("Not checked in this build: ") + _(", ").join(extra) + ". "
         para += nodes.emphasis(text=text)
     else:
         para += nodes.Text(_("Every check that ran in this build passed. "))
@@ -374,10 +385,7 @@ def _measured_lines(rec: Record) -> nodes.Node:
 
 def _ledger_table(page: Page, chapter: str | None) -> nodes.Node:
     head = [_("claim"), _("statement and lesson"), _("verdict")]
-    head, widths = [*head, _("what was measured")], [8, 40, 16, 36]
-    if chapter is None:
-        head.insert(2, _("essay section"))
-        widths = [7, 32, 14, 15, 32]
+    head += [_("what was measured")]
     rows = []
     for cid in page.entries(chapter):
         e, rec, status = page.reg[cid], page.shown(cid), page.status(cid)
@@ -386,7 +394,7 @@ def _ledger_table(page: Page, chapter: str | None) -> nodes.Node:
             lesson += [nodes.Text(_("Lesson: ")), page.lesson(cid, "{title}")]
         else:
             lesson += nodes.emphasis(text=_("Lesson not written yet."))
-        check = _check_text(status)
+        check = _(CHECK_TEXT[status]) if status != "pending" else ""
         check += _(", seed {seed}").format(seed=rec.get("seed")) if rec else ""
         cells = [
             [_para(page.claim_id(cid))],
@@ -397,50 +405,31 @@ def _ledger_table(page: Page, chapter: str | None) -> nodes.Node:
             ],
             [_measured_lines(rec) if rec else nodes.paragraph(text="—")],
         ]
-        if chapter is None:
-            section = claims.chapters()[str(e["chapter"])]["section"]
-            cells.insert(2, [nodes.paragraph(text=_(section))])
         rows.append((cells, [f"claim-{status}"], [anchor(cid)]))
-    return _table(head, widths, rows, "claims-ledger")
+    return _table(head, [8, 40, 16, 36], rows, "claims-ledger")
 
 
 def _short_list(page: Page, chapter: str | None) -> nodes.Node:
     """A reader's page: id (to its lesson), verdict, statement, its row."""
     items = nodes.bullet_list(classes=["claims-short"])
     for cid in page.entries(chapter):
-        e, to_row = page.reg[cid], _("Its numbers in the ledger →")
-        para = _para(
-            page.claim_id(cid),
-            " ",
-            _badge(e.get("verdict")),
-            " " + _(e["claim"].strip()) + " ",
-            page.link(page.index, to_row, anchor(cid)),
-            *page.pending(cid),
-        )
-        status = f"claim-{page.status(cid)}"
-        items += nodes.list_item("", para, classes=[status])
+        to_row = _("Its numbers in the ledger →")
+        row = page.link(page.index, to_row, anchor(cid))
+        items += page.item(cid, _para(*page.claim_line(cid), " ", row))
     return items
 
 
 def _verdict_box(page: Page, node: nodes.Element) -> nodes.Node:
     verdicts = {page.reg[c].get("verdict") or "pending" for c in node["ids"]}
     one = verdicts.pop() if len(verdicts) == 1 else None
-    box = nodes.admonition(
-        classes=["verdict", f"verdict-{slug(one or 'mixed')}"]
-    )
     title = _("Verdict: {verdict}").format(verdict=_(one)) if one else ""
-    box += nodes.title(text=title or _("Verdicts"))
+    box = nodes.admonition("", nodes.title(text=title or _("Verdicts")))
+    box["classes"] = ["verdict", f"verdict-{slug(one or 'mixed')}"]
     for cid in node["ids"]:
-        e, rec = page.reg[cid], page.shown(cid)
-        box += _para(
-            nodes.strong("", "", page.link(page.index, cid, anchor(cid))),
-            " ",
-            _badge(e.get("verdict")),
-            " " + _(e["claim"].strip()),
-            classes=["verdict-claim"],
-        )
-        if rec is None:
-            status = _check_text(page.status(cid)) or _("pending")
+        line = page.claim_line(cid, to_row=True)
+        box += _para(*line, classes=["verdict-claim"])
+        if (rec := page.shown(cid)) is None:
+            status = _(CHECK_TEXT[page.status(cid)])
             text = _("Check: {status}.").format(status=status)
             box += _para(nodes.emphasis(text=text))
             continue
@@ -483,7 +472,7 @@ def _verdict_box(page: Page, node: nodes.Element) -> nodes.Node:
             )
             box += _controls(rec, "positive_controls")
         check = _("{check} in this build (seed {seed}).").format(
-            check=_check_text(page.status(cid)), seed=rec.get("seed")
+            check=_(CHECK_TEXT[page.status(cid)]), seed=rec.get("seed")
         )
         box += _para(check, classes=["verdict-check"])
     if page.index:
@@ -502,62 +491,44 @@ def _essay_summary(page: Page, node: nodes.Element) -> nodes.Node:
     """Per verdict, the claims that reached it (the essay's phrases)."""
     rows = []
     for verdict in claims.VERDICTS:
-        ids = [
-            c for c in page.entries() if page.reg[c].get("verdict") == verdict
-        ]
+        ids = [c for c, e in page.reg.items() if e.get("verdict") == verdict]
         cell = nodes.paragraph()
-        for i, cid in enumerate(ids):
-            cell += page.claim_id(cid)
-            if phrase := page.reg[cid].get("essay"):
-                cell += nodes.inline(
-                    text=f" 「{phrase}」", classes=["essay-phrase"]
-                )
-            cell += [nodes.Text(" · ")] if i < len(ids) - 1 else []
-        count = nodes.paragraph(text=str(len(ids)))
-        cells = [[_para(_badge(verdict))], [count], [cell]]
+        for cid in ids:
+            cell += [nodes.Text(" · ")] if cell.children else []
+            cell += [page.claim_id(cid), *page.phrase(cid)]
+        cells = [[_para(_badge(verdict))], [_para(str(len(ids)))], [cell]]
         rows.append((cells, [f"essay-summary-{slug(verdict)}"], []))
     head = [_("verdict"), _("claims"), _("which (the essay's words)")]
     return _table(head, [22, 12, 66], rows, "essay-summary")
 
 
 def _essay_checked(page: Page, node: nodes.Element) -> nodes.Node:
+    """Per chapter, what the essay said of each claim, and the answer."""
     out = nodes.container(classes=["essay-checked"])
     for chapter, meta in claims.chapters().items():
         if not (ids := page.entries(chapter)):
             continue
+        section = f" — {_(meta['section'])}" if chapter != "B" else ""
         title = nodes.strong(text=_(meta["title"]))
-        head = _para(title, classes=["essay-chapter-title"])
-        head += (
-            [nodes.Text(f" — {_(meta['section'])}")] if chapter != "B" else []
-        )
+        head = _para(title, section, classes=["essay-chapter-title"])
         items = nodes.bullet_list(classes=["essay-claims"])
         for cid in ids:
             e, rec = page.reg[cid], page.shown(cid)
-            said = _para(page.claim_id(cid), " ", classes=["essay-said"])
-            if e.get("essay"):
-                said += nodes.inline(
-                    text=f"「{e['essay']}」", classes=["essay-phrase"]
-                )
-                said += nodes.Text(" ")
-            said += nodes.Text(_(e["claim"].strip()))
-            answer = _para(_badge(e.get("verdict")), classes=["essay-answer"])
-            answer += (
-                [nodes.Text(" " + _(e["why"].strip()))] if e.get("why") else []
-            )
+            said = [page.claim_id(cid), *page.phrase(cid)]
+            said += [" " + _(e["claim"].strip())]
+            answer = [_badge(e.get("verdict"))]
+            answer += [" " + _(e["why"].strip())] if e.get("why") else []
             if rec:
                 checked = kinds_text(kind_counts(rec))
                 if positive := len(control_lines(rec, "positive_controls")):
                     checked += _("; {n} positive controls").format(n=positive)
                 text = " " + _("(Checked: {kinds}.)").format(kinds=checked)
-                answer += nodes.inline(text=text, classes=["essay-kinds"])
+                answer += [nodes.inline(text=text, classes=["essay-kinds"])]
             if e.get("notebook"):
-                answer += [
-                    nodes.Text(" "),
-                    page.lesson(cid, _("Lesson: {title} →")),
-                ]
-            answer += page.pending(cid)
-            status = f"claim-{page.status(cid)}"
-            items += nodes.list_item("", said, answer, classes=[status])
+                answer += [" ", page.lesson(cid, _("Lesson: {title} →"))]
+            said = _para(*said, classes=["essay-said"])
+            answer = _para(*answer, classes=["essay-answer"])
+            items += page.item(cid, said, answer)
         out += nodes.container("", head, items, classes=["essay-chapter"])
     return out
 
@@ -580,9 +551,7 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         return
     page = Page(app, docname)
     for ref in refs:
-        ref.replace_self(
-            page.link(page.reg[ref["id"]].get("notebook"), ref["id"])
-        )
+        ref.replace_self(page.lesson(ref["id"]))
     for node in placeholders:
         node.replace_self(RENDER[node["kind"]](page, node))
 
@@ -590,10 +559,9 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 # ----------------------------------------------------------------- hooks
 def _check_ledger(app: Sphinx, env: Any) -> None:
     """Once every page is read (every lesson that had to run has run)."""
-    latest = latest_records(claims.read_ledger(claims.ledger_path()))
-    for docname, message in ledger_problems(
-        claims.registry(), latest, env.found_docs
-    ):
+    latest = latest_records(claims.read_ledger())
+    problems = ledger_problems(claims.registry(), latest, env.found_docs)
+    for docname, message in problems:
         logger.warning(
             message, location=docname, type="claims", subtype="ledger"
         )
@@ -619,7 +587,7 @@ def ledger_stamp(
 
 def _rewrite_on_ledger_change(app: Sphinx, env: Any) -> list[str]:
     """The pages that show the ledger, to write again if the stamp changed."""
-    latest = latest_records(claims.read_ledger(claims.ledger_path()))
+    latest = latest_records(claims.read_ledger())
     registry = claims.REGISTRY_PATH.read_text(encoding="utf-8")
     stamp = ledger_stamp(registry, latest, env.found_docs, catalog_bytes(app))
     if getattr(env, "claims_ledger_stamp", None) == stamp:
@@ -645,7 +613,7 @@ def _add_to_gettext(app: Sphinx) -> None:
 
     here = str(Path(__file__))
     words = [*CHECK_TEXT.values(), *KIND_TEXT.values(), *KIND_COUNT.values()]
-    messages = [*registry_messages(), *words, *claims.VERDICTS, "pending"]
+    messages = [*registry_messages(), *words, *claims.VERDICTS]
     messages += [
         m for _n, m, *_r in extract_from_file("python", here, {"_": None})
     ]
