@@ -175,7 +175,7 @@ def test_a_list_must_meet_the_condition_everywhere():
         {"errors": [0.01, 0.2]}, {"errors": claims.experiment("< 0.1")}
     )
     assert row["held"] is False and row["margin"] == pytest.approx(-1.0)
-    assert row["kind"] == "experiment"
+    assert row["kind"] == "experiment" and row["worst"] == 0.2
 
 
 def test_arrays_and_infinities_are_serialised(ledger):

@@ -332,6 +332,9 @@ def bench(
 # ------------------------------------------------------------------ sweep
 #: a margin below this (a tenth of the threshold's scale) is thin
 THIN = 0.1
+MARGIN_HEAD = ("margin", "seed", "claim", "measured", "expected", "kind")
+MARGIN_HEAD += ("condition", "")
+ALIGN = ("right", "right", "left", "right")  # the margins table's numbers
 #: a ledger line's controls, and how the sweep names them
 CONTROLS = {"controls": "", "positive_controls": "positive: "}
 
@@ -440,35 +443,19 @@ def aggregate(
     return Summary(seeds, rows, problems, ok)
 
 
-def _worst_value(value: Any, expected: str) -> Any:
-    """The element of a (nested) list nearest its condition's edge."""
-    from livingdict.claims import Condition
-
-    def flat(v: Any) -> list[Any]:
-        return [x for i in v for x in flat(i)] if isinstance(v, list) else [v]
-
-    if not isinstance(value, list):
-        return value
-    try:
-        return min(flat(value), key=Condition.parse(expected).margin)
-    except (ValueError, TypeError):
-        return value
-
-
 def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
     """Per claim and condition, its worst seed, in ``Margin.order``."""
     worst: dict[tuple[str, str], Margin] = {}
     for row in rows:
         for rec in row.records:
             for c in rec.get("conditions") or []:
-                value = (rec.get("measured") or {}).get(c["name"])
                 margin = c.get("margin")  # a number, or "inf" as stored
                 m = Margin(
                     row.id,
                     c["name"],
                     math.nan if margin is None else float(margin),
                     rec.get("seed"),
-                    _worst_value(value, c["expected"]),
+                    c.get("worst", (rec.get("measured") or {}).get(c["name"])),
                     c["expected"],
                     c.get("held") is True,
                     c.get("kind") or "?",
@@ -514,19 +501,13 @@ def report(summary: Summary) -> str:
             + (m.kind, m.condition, m.mark and f"[{m.mark}]")
             for m in table
         ]
-        head = ("margin", "seed", "claim", "measured", "expected", "kind")
         out += [
             "",
             "margins: per claim and condition, the worst seed, thinnest first"
             " (margin: how far inside its condition the value lay,",
             f"relative to the threshold's scale; thin: below {THIN:g}; exact:"
             " an equality, which has no margin)",
-            tabulate(
-                body,
-                (*head, "condition", ""),
-                disable_numparse=True,
-                colalign=("right", "right", "left", "right"),
-            ),
+            tabulate(body, MARGIN_HEAD, disable_numparse=True, colalign=ALIGN),
         ]
     ran = [r for r in summary.rows if r.records]
     if ran:
@@ -548,13 +529,11 @@ def report(summary: Summary) -> str:
         f"{sum(r.status == s for r in summary.rows)} {s}" for s in statuses
     )
     thin = sum(m.mark == "thin" for m in table)
-    problems = (
-        f"; {len(summary.problems)} problem(s)" if summary.problems else ""
-    )
+    problems = len(summary.problems)
     out.append(
         f"sweep {'passed' if summary.ok else 'FAILED'}: seeds "
         f"{' '.join(map(str, summary.seeds))}; {counts}; {thin} thin "
-        f"margin(s){problems}"
+        f"margin(s)" + (f"; {problems} problem(s)" if problems else "")
     )
     return "\n".join(out)
 

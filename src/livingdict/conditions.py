@@ -115,8 +115,8 @@ def evaluate(
     measured: Mapping[str, Any], expected: Mapping[str, Expect]
 ) -> list[dict[str, Any]]:
     """Each condition of ``expected`` applied to its ``measured`` quantity:
-    ``[{"name", "expected", "kind", "held", "margin"}, …]`` (the worst
-    element's margin)."""
+    ``[{"name", "expected", "kind", "held", "margin", "worst"}, …]``: the
+    margin is the worst element's, ``worst`` that element."""
     rows = []
     for name, spec in expected.items():
         if not isinstance(spec, Expect):
@@ -131,14 +131,15 @@ def evaluate(
         if not values:
             raise ValueError(f"measured {name!r} is empty")
         held = all(cond.holds(v) for v in values)
-        margin = min(cond.margin(v) for v in values)
+        worst = min(values, key=cond.margin)
         rows.append(
             dict(
                 name=name,
                 expected=cond.text,
                 kind=spec.kind,
                 held=held,
-                margin=margin,
+                margin=cond.margin(worst),
+                worst=worst,
             )
         )
     return rows
