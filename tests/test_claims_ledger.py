@@ -203,6 +203,7 @@ def test_build_passes_and_shows_the_numbers(tmp_path, build):
     assert result.returncode == 0, result.stderr
     html = (tmp_path / "html" / "index.html").read_text()
     assert "✓ passed" in html and "claim-verdict-holds" in html
+    assert (tmp_path / "html" / "_static" / "book.css").is_file()  # styled
     # the ledger: each condition beside what it needed and its kind, by row
     assert "largest error: 1.5e-07 (needed &lt; 2, by algebra)" in html
     assert "rise: 0.5 (needed &gt; 0.1, by experiment)" in html

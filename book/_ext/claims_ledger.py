@@ -58,6 +58,7 @@ KIND_COUNT = {
 #: the registry's fields pages show (``essay`` is quoted, not translated)
 SHOWN = ("claim", "title", "section", "verdict", "why")
 Record = Mapping[str, Any]
+STATIC = str(Path(__file__).with_name("static"))  # book.css
 slug = nodes.make_id  # "holds with caveats" → "holds-with-caveats"
 
 
@@ -647,10 +648,6 @@ def catalog_bytes(app: Sphinx) -> bytes:
     return b"".join(Path(path).read_bytes() for path in found)
 
 
-def _add_static(app: Sphinx) -> None:
-    app.config.html_static_path.append(str(Path(__file__).with_name("static")))
-
-
 def setup(app: Sphinx) -> None:
     app.add_node(claims_placeholder)
     app.add_node(claim_ref)
@@ -660,7 +657,9 @@ def setup(app: Sphinx) -> None:
         app.add_directive(name, Placeholder)
     app.connect("builder-inited", _add_to_gettext)
     app.connect("env-before-read-docs", _load_catalog)
-    app.connect("builder-inited", _add_static)
+    app.connect(
+        "config-inited", lambda _, c: c.html_static_path.append(STATIC)
+    )
     app.add_css_file("book.css")
     app.connect("doctree-resolved", _resolve)
     app.connect("env-check-consistency", _check_ledger)

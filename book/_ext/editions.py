@@ -102,14 +102,10 @@ def glossary_source(terms: list[dict[str, Any]], language: str) -> list[str]:
     """The lines of a MyST ``{glossary}`` for one edition."""
     lines = ["```{glossary}"]
     for t in terms:
-        names = [t["en"], t["ja"]]
+        names = [t["ja"], t["en"]] if language == "ja" else [t["en"], t["ja"]]
         body = " ".join(t["definition"].split())
         body += " *(The essay's own word.)*" if t.get("essay") else ""
-        lines += [
-            *(names[::-1] if language == "ja" else names),
-            f"  {body}",
-            "",
-        ]
+        lines += [*names, f"  {body}", ""]
     return [*lines, "```"]
 
 
