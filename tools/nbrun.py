@@ -241,10 +241,8 @@ def violations(floor: Run, runs: Sequence[Run]) -> dict[str, list[str]]:
         add(r.path, not r.peak_rss_mb > 0, "measured no memory")
     total, n = suite_wall(runs), len(runs)
     allowance = SUITE_FACTOR * n * floor.wall_s
-    why = f"suite {total:.1f} s > {SUITE_FACTOR:g} × {n} × floor"
-    add(
-        "suite", n > 0 and not total <= allowance, f"{why} = {allowance:.1f} s"
-    )
+    why = f"suite {total:.1f} s > {SUITE_FACTOR:g} × {n} × floor = "
+    add("suite", n > 0 and not total <= allowance, f"{why}{allowance:.1f} s")
     return out
 
 
@@ -311,12 +309,10 @@ def bench(
             cells = "; ".join(f"#{i} {t:.1f} s `{h}`" for i, t, h in slow)
             print(f"  slowest cells of {r.path}: {cells}")
     out = root / "_build" / ("bench-subset.json" if argv else "bench.json")
+    numbers = lambda r: {"wall_s": r.wall_s, "peak_rss_mb": r.peak_rss_mb}
     data = {
-        "floor": {"wall_s": floor.wall_s, "peak_rss_mb": floor.peak_rss_mb},
-        "notebooks": [
-            {"path": r.path, "wall_s": r.wall_s, "peak_rss_mb": r.peak_rss_mb}
-            for r in runs
-        ],
+        "floor": numbers(floor),
+        "notebooks": [{"path": r.path, **numbers(r)} for r in runs],
         "suite_wall_s": suite_wall(runs),
     }
     out.write_text(json.dumps(data, indent=2) + "\n")
