@@ -45,15 +45,11 @@ CHECK_TEXT = {
     "unbuilt": "not built",
     "pending": "pending",
 }
-KIND_TEXT = {  # unknown: a record from before kinds were recorded
-    "experiment": "by experiment",
-    "identity": "by algebra",
-    "unknown": "kind not recorded",
-}
-KIND_COUNT = {
-    "experiment": "{n} by experiment",
-    "identity": "{n} by algebra",
-    "unknown": "{n} of unrecorded kind",
+KINDS = {  # a kind, beside a quantity and counted (unknown: a record from
+    # before kinds were recorded)
+    "experiment": ("by experiment", "{n} by experiment"),
+    "identity": ("by algebra", "{n} by algebra"),
+    "unknown": ("kind not recorded", "{n} of unrecorded kind"),
 }
 #: the registry's fields pages show (``essay`` is quoted, not translated)
 SHOWN = ("claim", "title", "section", "verdict", "why")
@@ -149,9 +145,7 @@ def kinds_text(counts: Mapping[str, int]) -> str:
     if set(counts) == {"identity"}:
         return _("by algebra only ({n})").format(n=counts["identity"])
     texts = [
-        _(t).format(n=counts[k])
-        for k, t in KIND_COUNT.items()
-        if counts.get(k)
+        _(KINDS[k][1]).format(n=counts[k]) for k in KINDS if counts.get(k)
     ]
     return _(", ").join(texts)
 
@@ -365,7 +359,7 @@ def _measured_lines(rec: Record) -> nodes.Node:
     for name, value, needed, kind in quantity_rows(rec):
         need = _(" (needed {condition}, {kind})") if needed != "—" else ""
         if need:
-            need = need.format(condition=needed, kind=_(KIND_TEXT[kind]))
+            need = need.format(condition=needed, kind=_(KINDS[kind][0]))
         lines += nodes.line(text=f"{_(name)}: {value}{need}")
     kinds = _("conditions: {kinds}").format(kinds=kinds_text(kind_counts(rec)))
     lines += nodes.line(text=kinds, classes=["claim-kinds"])
@@ -451,7 +445,7 @@ def _verdict_box(page: Page, node: nodes.Element) -> nodes.Node:
             )
         rows = []
         for name, value, needed, kind in quantity_rows(rec):
-            kind = _(KIND_TEXT[kind]) if kind else ""
+            kind = _(KINDS[kind][0]) if kind else ""
             cells = [[_para(t)] for t in (_(name), value, needed, kind)]
             rows.append((cells, [], []))
         head = [_("quantity"), _("measured"), _("needed"), _("kind")]
@@ -613,7 +607,7 @@ def _add_to_gettext(app: Sphinx) -> None:
     from sphinx.builders.gettext import MsgOrigin
 
     here = str(Path(__file__))
-    words = [*CHECK_TEXT.values(), *KIND_TEXT.values(), *KIND_COUNT.values()]
+    words = [*CHECK_TEXT.values(), *(w for k in KINDS.values() for w in k)]
     messages = [*registry_messages(), *words, *claims.VERDICTS]
     messages += [
         m for _n, m, *_r in extract_from_file("python", here, {"_": None})
@@ -640,11 +634,9 @@ def _load_catalog(app: Sphinx, env: Any, docnames: list[str]) -> None:
 
 def catalog_bytes(app: Sphinx) -> bytes:
     """A changed catalog changes no document: the stamp includes it."""
-    config = app.config
-    repo = CatalogRepository(
-        app.srcdir, config.locale_dirs, config.language, "utf-8"
-    )
-    found = [c.po_path for c in repo.catalogs if c.domain == DOMAIN]
+    lang, dirs = app.config.language, app.config.locale_dirs
+    repo = CatalogRepository(app.srcdir, dirs, lang, "utf-8")
+    found = (c.po_path for c in repo.catalogs if c.domain == DOMAIN)
     return b"".join(Path(path).read_bytes() for path in found)
 
 

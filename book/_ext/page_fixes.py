@@ -59,11 +59,8 @@ def _chapter_citations(
         if c.bibliography_key.docname != docname
     }
     size = Counter(c.bibliography_key for c in citations)
-    parents = {}
-    for parent, children in app.env.toctree_includes.items():
-        parents.update(
-            {child: parent for child in children if child not in parents}
-        )
+    includes = reversed(app.env.toctree_includes.items())  # the first wins
+    parents = {child: doc for doc, children in includes for child in children}
     ancestors, doc = [], docname
     while doc in parents:
         ancestors.append(doc := parents[doc])
