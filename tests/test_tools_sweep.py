@@ -192,7 +192,7 @@ def test_margins_keep_the_worst_seed_thinnest_first():
     ]
     assert [round(m.margin, 3) for m in table] == [0.05, 0.5, 0.9]
     assert [m.mark for m in table] == ["thin", "", ""]
-    assert table[0].measured == 0.095 and table[0].expected == "< 0.1"
+    assert table[0].worst == 0.095 and table[0].expected == "< 0.1"
     text = nbrun.report(s)
     thin = next(ln for ln in text.splitlines() if "[thin]" in ln)
     assert thin.split()[:5] == ["0.050", "2", "C1.1", "0.095", "<"]
@@ -218,7 +218,7 @@ def test_the_margin_of_a_list_names_its_worst_element():
         {"C0.1": {"notebook": A}}, [rec], runs_for([A], [0]), [0]
     )
     (m,) = nbrun.margins(s.rows)
-    assert m.measured == 0.08 and m.margin == pytest.approx(0.2)
+    assert m.worst == 0.08 and m.margin == pytest.approx(0.2)
 
 
 def test_equalities_that_hold_go_last_and_are_not_thin():
@@ -230,7 +230,7 @@ def test_equalities_that_hold_go_last_and_are_not_thin():
         {"C0.1": {"notebook": A}}, [rec], runs_for([A], [0]), [0]
     )
     table = nbrun.margins(s.rows)
-    assert [(m.condition, m.mark) for m in table] == [
+    assert [(m.name, m.mark) for m in table] == [
         ("error", ""),
         ("count", "exact"),
     ]

@@ -353,16 +353,21 @@ class ClaimRow:
 
 @dataclass(frozen=True)
 class Margin:
-    """The worst seed of one condition of one claim."""
+    """The worst seed of one condition of one claim: the condition as the
+    ledger stores it (``conditions.evaluate``; ``worst``: the value nearest
+    its edge)."""
 
     claim: str
-    condition: str
-    margin: float
     seed: int | None
-    measured: Any
+    name: str
     expected: str
-    held: bool = True
-    kind: str = "?"  # identity | experiment (? in a record without kinds)
+    kind: str  # identity | experiment
+    held: bool
+    margin: float
+    worst: Any
+
+    def __post_init__(self) -> None:  # JSON stores an infinite margin as text
+        object.__setattr__(self, "margin", float(self.margin))
 
     @property
     def mark(self) -> str:
@@ -375,8 +380,7 @@ class Margin:
     def order(self) -> tuple[bool, float, str, str]:
         """Failed first, then the thinnest; equalities that held last."""
         key = math.inf if self.mark == "exact" else self.margin
-        key = -math.inf if math.isnan(key) else key
-        return (self.held, key, self.claim, self.condition)
+        return (self.held, key, self.claim, self.name)
 
 
 @dataclass
@@ -445,17 +449,7 @@ def margins(rows: Iterable[ClaimRow]) -> list[Margin]:
     for row in rows:
         for rec in row.records:
             for c in rec.get("conditions") or []:
-                margin = c.get("margin")  # a number, or "inf" as stored
-                m = Margin(
-                    row.id,
-                    c["name"],
-                    math.nan if margin is None else float(margin),
-                    rec.get("seed"),
-                    c.get("worst", (rec.get("measured") or {}).get(c["name"])),
-                    c["expected"],
-                    c.get("held") is True,
-                    c.get("kind") or "?",
-                )
+                m = Margin(row.id, rec.get("seed"), **c)
                 key = (row.id, c["name"])
                 if key not in worst or m.order() < worst[key].order():
                     worst[key] = m
@@ -493,8 +487,8 @@ def report(summary: Summary) -> str:
         )
     if table := margins(summary.rows):
         body = [
-            (f"{m.margin:.3f}", m.seed, m.claim, fmt(m.measured), m.expected)
-            + (m.kind, m.condition, m.mark and f"[{m.mark}]")
+            (f"{m.margin:.3f}", m.seed, m.claim, fmt(m.worst), m.expected)
+            + (m.kind, m.name, m.mark and f"[{m.mark}]")
             for m in table
         ]
         out += [
