@@ -119,7 +119,8 @@ def check_claims(root: Path, lessons: Mapping[str, Nb]) -> tuple[list, list]:
     ``.ipynb``) if and only if it has a verdict, one of ``claims.VERDICTS``;
     that lesson exists and is the one notebook that checks the id, once;
     every id checked is registered; a ``because`` claim names ``x`` and
-    ``y``. Returns (errors, ids pending)."""
+    ``y``; a ``no difference`` claim's check passes ``positive_controls=``.
+    Returns (errors, ids pending)."""
     try:  # an id registered twice is claims.registry's ValueError
         registry = claims.registry(root / REGISTRY)
     except (OSError, ValueError, yaml.YAMLError, KeyError, TypeError) as err:

@@ -27,6 +27,7 @@ sphinx-external-toc (a third: ``_own_document``):
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -87,14 +88,12 @@ def load_terms(path: Path = TERMS) -> list[dict[str, Any]]:
     """The term list, checked: every entry has ``en``, ``ja`` and a
     ``definition``; no name appears twice."""
     terms = yaml.safe_load(path.read_text(encoding="utf-8"))
-    seen: set[str] = set()
     for t in terms:
         if missing := [k for k in ("en", "ja", "definition") if not t.get(k)]:
             raise ValueError(f"{path.name}: {t.get('en')!r} lacks {missing}")
-        for name in (t["en"].lower(), t["ja"]):
-            if name in seen:
-                raise ValueError(f"{path.name}: {name!r} is listed twice")
-            seen.add(name)
+    names = Counter(n for t in terms for n in (t["en"].lower(), t["ja"]))
+    if twice := [name for name, n in names.items() if n > 1]:
+        raise ValueError(f"{path.name}: {', '.join(twice)} listed twice")
     return terms
 
 

@@ -74,11 +74,8 @@ def _chapter_citations(
             for c in same
             if c.bibliography_key.docname == a
         ]
-        best = (
-            homes[0]
-            if homes
-            else max(same, key=lambda c: size[c.bibliography_key])
-        )
+        largest = max(same, key=lambda c: size[c.bibliography_key])
+        best = homes[0] if homes else largest
         if best is not cit:
             target = uri(docname, best.bibliography_key.docname)
             ref["refuri"] = f"{target}#{best.citation_id}"
