@@ -58,8 +58,7 @@ TIMES := _build/stage-times.txt
 TIMED  = @start=$$(date +%s); $(1) && \
 	mkdir -p _build && echo "$(2) $$(( $$(date +%s) - start ))" >> $(TIMES)
 
-.PHONY: install reader book test unit unit-all unit-and-notebooks static notebooks \
-        execute conf build \
+.PHONY: install reader book test unit unit-all static notebooks execute conf build \
         gettext i18n-update i18n-current browser lab bench sweep lock clean \
         model corpus ja-notebooks lab-ja
 
@@ -105,7 +104,8 @@ test:
 	@rm -f $(TIMES)
 	$(call TIMED,$(MAKE) --no-print-directory install,install)
 	$(call TIMED,$(MAKE) --no-print-directory static,static)
-	$(call TIMED,$(MAKE) --no-print-directory unit-and-notebooks,unit+nbval)
+	$(call TIMED,$(MAKE) --no-print-directory unit-all,unit)
+	$(call TIMED,$(MAKE) --no-print-directory notebooks,nbval)
 	$(call TIMED,$(MAKE) --no-print-directory i18n-current build,build)
 	$(call TIMED,$(MAKE) --no-print-directory browser BROWSER_NEEDS=,browser)
 	@echo "make test: all passed. Time per stage (seconds):"
@@ -119,21 +119,6 @@ unit: install
 # ones start kernels and Sphinx builds: 56 s instead of 150 on 2 cores)
 unit-all: install
 	$(BIN)/python -m pytest -q -n 2 tests
-
-# make test's unit tests and lessons, at once: nbval's two kernels leave the
-# cores idle about a third of the time (measured on 2 cores: 143 s at once,
-# 177 s one after the other). The unit tests' output waits in _build/unit.log
-# (shown whole if they fail); neither touches the other's ledger or cache.
-unit-and-notebooks: install
-	@mkdir -p _build; start=$$(date +%s); \
-	{ $(MAKE) --no-print-directory unit-all > _build/unit.log 2>&1; \
-	  echo $$? $$(( $$(date +%s) - start )) > _build/unit.status; } & \
-	$(MAKE) --no-print-directory notebooks; nbval=$$?; \
-	echo "nbval: $$(( $$(date +%s) - start )) s"; wait; \
-	read unit took < _build/unit.status; tail -n 1 _build/unit.log; \
-	echo "unit tests (beside nbval): $$took s"; \
-	[ $$unit -eq 0 ] || { cat _build/unit.log; echo "unit tests FAILED"; }; \
-	[ $$unit -eq 0 ] && [ $$nbval -eq 0 ]
 
 static: install
 	$(BIN)/ruff check src tests notebooks tools book/_ext
