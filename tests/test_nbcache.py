@@ -54,6 +54,36 @@ def test_passed_notebooks_are_cached_with_their_outputs(tmp_path):
         cache.match_cache_notebook(nbformat.read(good, 4))
 
 
+def test_writers_to_the_cache_take_turns(tmp_path):
+    """Two nbval workers finishing at once raced inside jupyter-cache (both
+    created its tables; one deleted the other's half-written record): a
+    writer waits while another holds the cache's lock."""
+    import fcntl
+    import threading
+
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    import tools.nbcache  # noqa: F401 (the lock)
+
+    (tmp_path / "cache").mkdir()
+    cache = get_cache(str(tmp_path / "cache"))
+    nb = nbformat.read(notebook(tmp_path / "a.ipynb", "1"), 4)
+    bundle, written = CacheBundleIn(nb, "a.ipynb"), threading.Event()
+
+    def write() -> None:
+        cache.cache_notebook_bundle(bundle, check_validity=False)
+        written.set()
+
+    with open(tmp_path / "cache" / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        writer = threading.Thread(target=write)
+        writer.start()
+        assert not written.wait(1.0)  # it waits for the lock
+    writer.join(30)
+    assert written.is_set() and len(cache.list_cache_records()) == 1
+
+
 def test_a_warning_fails_the_cell_and_is_not_cached(tmp_path):
     from jupyter_cache import get_cache
 
@@ -95,13 +125,13 @@ def test_execute_runs_only_what_the_cache_lacks(tmp_path, capsys):
     cache_dir = tmp_path / "cache"
     assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 1
     out, err = capsys.readouterr()
-    assert "2 of 2 lessons to execute" in out
+    assert "2 of 2 lessons to run" in out
     assert "02_bad.ipynb failed" in err and "ZeroDivisionError" in err
     cache = get_cache(str(cache_dir))
     _, merged = cache.merge_match_into_notebook(nbformat.read(good, 4))
     assert merged.cells[1].outputs[0]["text"] == "42\n"
     assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 1
-    assert "1 of 2 lessons to execute" in capsys.readouterr().out
+    assert "1 of 2 lessons to run" in capsys.readouterr().out
 
 
 def test_a_deleted_ledger_sends_the_lessons_back_to_execution(
@@ -143,9 +173,9 @@ def test_a_lesson_drawn_before_its_translation_changed_runs_again(
     cache_dir = tmp_path / "cache"
     assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 0
     assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 0
-    assert "0 of 1 lessons to execute" in capsys.readouterr().out
+    assert "0 of 1 lessons to run" in capsys.readouterr().out
     monkeypatch.setattr(
         figure_words, "stale_notebook", lambda nb, folder: ["trained"]
     )
     assert nbcache.execute(tmp_path, cache_dir, timeout=120) == 0
-    assert "1 of 1 lessons to execute" in capsys.readouterr().out
+    assert "1 of 1 lessons to run" in capsys.readouterr().out

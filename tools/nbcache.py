@@ -1,23 +1,22 @@
 """The book executes each lesson once: nbval's runs go to its jupyter-cache.
 
 As a pytest plugin (``pytest -p tools.nbcache --nbcache DIR --nbval-lax``,
-``make notebooks``), a lesson whose cells all passed under nbval is stored
-with the outputs nbval's kernel produced in the jupyter-cache ``DIR`` the
-book build reads; myst-nb matches a notebook by its code, so a lesson edited
-since runs again. A cell that writes to stderr (a warning the page would
-show) fails. nbval sends cells without history, and IPython then shows the
-value of ``f();`` anyway: the plugin sends them with history, as Jupyter.
+``make notebooks``), a lesson whose cells all passed under nbval is stored,
+with the outputs nbval's kernel produced, in the jupyter-cache ``DIR`` the
+book reads (myst-nb matches a notebook by its code: an edited lesson runs
+again). A cell that writes to stderr (a warning the page would show) fails.
+Cells go with history, as in Jupyter (without, IPython shows ``f();``).
 
-``python -m tools.nbcache execute [--jobs N]`` is ``make book``'s first step:
-it executes, ``N`` kernels at a time (jupyter-cache's own parallel executor
-starts one per CPU), every lesson the cache lacks, or whose claims have no
-ledger line (a deleted ledger recovers), or whose Japanese figures were
-drawn before their translation changed; the build then executes nothing.
+``python -m tools.nbcache execute [--jobs N]``, ``make book``'s first step,
+executes ``N`` lessons at a time: those the cache lacks, those whose claims
+have no ledger line, those whose Japanese figures predate their translation.
+Writers to the cache take turns: jupyter-cache's own writes race.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import multiprocessing
 import sys
 import time
@@ -27,11 +26,27 @@ from typing import Any
 
 import pytest
 from jupyter_cache import get_cache
+from jupyter_cache.base import CacheBundleIn
+from jupyter_cache.cache.main import JupyterCacheBase
+from jupyter_cache.executors import basic
 
 ROOT = Path(__file__).resolve().parents[1]
 _cells: Counter = Counter()  # notebook -> nbval items still to run
 _failed: set[Path] = set()
 _started: dict[Path, float] = {}
+_write = JupyterCacheBase.cache_notebook_bundle
+
+
+def _one_writer_at_a_time(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """Take turns: two first writes both create the tables; one deletes a
+    record another wrote before its file exists."""
+    self._path.mkdir(parents=True, exist_ok=True)  # .path races too
+    with open(self._path / ".lock", "w") as lock:  # unlocked when closed
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _write(self, *args, **kwargs)
+
+
+JupyterCacheBase.cache_notebook_bundle = _one_writer_at_a_time
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -84,12 +99,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any):
             _failed.add(path)
     _cells[path] -= 1
     if _cells[path] == 0 and path not in _failed:  # all passed: cache it
-        from jupyter_cache.base import CacheBundleIn
-
         took = {"execution_seconds": time.perf_counter() - _started[path]}
         bundle = CacheBundleIn(item.parent.nb, str(path), data=took)
-        cache = get_cache(item.config.getoption("nbcache"))
-        cache.cache_notebook_bundle(
+        get_cache(item.config.getoption("nbcache")).cache_notebook_bundle(
             bundle, check_validity=False, overwrite=True
         )
 
@@ -112,11 +124,6 @@ def execute(
 ) -> int:
     """Execute, ``jobs`` at a time, every lesson the cache or the ledger
     lacks; return how many failed (their tracebacks are printed)."""
-    from jupyter_cache.executors.basic import (
-        ExecutionWorkerLocalMProc,
-        ProcessData,
-    )
-
     from livingdict.claims import notebooks
     from livingdict.figure_words import stale_notebook
 
@@ -134,12 +141,12 @@ def execute(
         if nb and (path.resolve() in stale or stale_notebook(nb, path.parent)):
             cache.remove_cache(record.pk)
     todo = cache.list_unexecuted([str(p) for p in paths])
-    print(
-        f"nbcache: {len(todo)} of {len(paths)} lessons to execute", flush=True
-    )
-    work = [ProcessData(r.pk, r.uri, cache, timeout, False) for r in todo]
+    print(f"nbcache: {len(todo)} of {len(paths)} lessons to run", flush=True)
+    work = [
+        basic.ProcessData(r.pk, r.uri, cache, timeout, False) for r in todo
+    ]
     with multiprocessing.Pool(max(1, min(jobs, len(work)))) as pool:
-        codes = pool.map(ExecutionWorkerLocalMProc(), work)
+        codes = pool.map(basic.ExecutionWorkerLocalMProc(), work)
     failed = [uri for code, uri in codes if code != 0]
     for uri in failed:
         traceback = cache.get_project_record(uri).traceback

@@ -155,10 +155,7 @@ def claim_problems(
     if form not in claims.FORMS:
         yield f"form {form!r} is not one of {', '.join(claims.FORMS)}"
     if form == "because" and not (entry.get("x") and entry.get("y")):
-        yield (
-            "form 'because' needs x: (the conclusion) and y: (the reason it "
-            "gives)"
-        )
+        yield "form 'because' needs x: (the conclusion) and y: (its reason)"
     if verdict is not None and verdict not in claims.VERDICTS:
         yield f"verdict {verdict!r} is not one of {', '.join(claims.VERDICTS)}"
     if (nb is None) != (verdict is None):
