@@ -89,3 +89,22 @@ def test_the_installed_environment_has_no_cuda_package():
     assert "torch" in names
     assert not {n for n in names if n.startswith(("nvidia-", "cuda-"))}
     assert "triton" not in names
+
+
+def test_make_runs_its_commands_with_bytecode_kept():
+    """Nothing is compiled at install: each module is compiled on its first
+    import and kept, so make's commands run without PYTHONDONTWRITEBYTECODE
+    (with it, every kernel would import torch from source)."""
+    import os
+
+    show = "show-env:\n\t@echo bytecode=$${PYTHONDONTWRITEBYTECODE-kept}"
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    out = subprocess.run(
+        ["make", "-s", "--eval", show, "show-env"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.strip() == "bytecode=kept"
