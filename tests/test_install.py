@@ -108,3 +108,14 @@ def test_make_runs_its_commands_with_bytecode_kept():
         check=True,
     ).stdout
     assert out.strip() == "bytecode=kept"
+
+
+def test_the_slow_iri_parser_is_left_out():
+    """rfc3987-syntax builds a parser on import: 1.0 s in every process that
+    imports nbformat (make install excludes it; nothing validates an IRI)."""
+    import importlib.util
+
+    assert importlib.util.find_spec("rfc3987_syntax") is None
+    import jsonschema  # still validates, without the "iri" format
+
+    assert "iri" not in jsonschema.FormatChecker().checkers
