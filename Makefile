@@ -54,7 +54,8 @@ UV_PIN      := uv==0.13.9
 # process that imports nbformat (Sphinx builds, nbval, jupyter-cache). Nothing
 # here validates an IRI; without it, make test's unit stage took 44 s, not 52.
 EXCLUDE     := $(VENV)/exclude.txt
-UV          := $(BIN)/uv pip install --python $(BIN)/python --excludes $(EXCLUDE)
+UV          := echo rfc3987-syntax > $(EXCLUDE) && \
+               $(BIN)/uv pip install --python $(BIN)/python --excludes $(EXCLUDE)
 REACHABLE    = $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=10)" 2>/dev/null
 # `make test` appends "stage seconds" lines here and prints them at the end
 TIMES := _build/stage-times.txt
@@ -82,7 +83,6 @@ $(READER): constraints.txt pyproject.toml
 	    $(PIP) -c constraints.txt "$(TORCH_PIN)"; \
 	fi > $(VENV)/pip.log 2>&1 || { tail -40 $(VENV)/pip.log; exit 1; }
 	$(PIP) "$(UV_PIN)" >> $(VENV)/pip.log 2>&1 || { tail -40 $(VENV)/pip.log; exit 1; }
-	echo rfc3987-syntax > $(EXCLUDE)
 	$(UV) -c constraints.txt -e ".[lab,book]" \
 	    >> $(VENV)/pip.log 2>&1 || { tail -40 $(VENV)/pip.log; exit 1; }
 	$(BIN)/python -c "import livingdict, torch, jupyter_book"
