@@ -129,12 +129,12 @@ static: install
 	$(BIN)/python -m tools.static_checks
 
 # Every lesson under nbval, two kernels at a time. Each lesson that passes is
-# kept, executed, in the book's jupyter-cache (tools/nbcache.py), and its checks
+# kept, executed, in the book's jupyter-cache (tools/nbval_cache.py), and its checks
 # in the book's ledger, so the book build after it executes nothing twice.
 notebooks: install
 	LIVINGDICT_LEDGER=$(CURDIR)/_build/ledger.jsonl \
 	$(BIN)/python -m pytest -q --nbval-lax -n 2 --dist loadfile \
-	    -p tools.nbcache --nbcache $(CURDIR)/_build/.jupyter_cache notebooks
+	    -p tools.nbval_cache --nbcache $(CURDIR)/_build/.jupyter_cache notebooks
 	$(MAKE) --no-print-directory ja-notebooks
 	LIVINGDICT_LEDGER=$(CURDIR)/_build/ja/ledger.jsonl LIVINGDICT_FIGURES= \
 	$(BIN)/python -m pytest -q --nbval-lax \

@@ -119,3 +119,22 @@ def test_the_slow_iri_parser_is_left_out():
     import jsonschema  # still validates, without the "iri" format
 
     assert "iri" not in jsonschema.FormatChecker().checkers
+
+
+def test_what_make_book_runs_needs_no_test_tools():
+    """make book installs a reader's tools only (.[lab,book]): the harness
+    it runs (tools.nbcache) and the book's extensions import without pytest
+    or the other test and harness tools. (tools.nbcache imported pytest until
+    this test: a fresh clone's make book failed.)"""
+    import sys
+
+    blocked = ["pytest", "nbval", "xdist", "hypothesis", "playwright"]
+    blocked += ["ruff", "zizmor", "repo2docker", "_pytest"]
+    code = "import sys\nsys.path.insert(0, 'book/_ext')\n"
+    code += "".join(f"sys.modules[{m!r}] = None\n" for m in blocked)
+    extensions = sorted(p.stem for p in (ROOT / "book" / "_ext").glob("*.py"))
+    code += "import tools.nbcache, " + ", ".join(extensions)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr

@@ -1,4 +1,5 @@
-"""tools.nbcache: a notebook that passed nbval lands in the book's cache."""
+"""tools.nbval_cache: a notebook that passed nbval lands in the book's cache;
+tools.nbcache: make book executes what the cache lacks."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def notebook(path: Path, *sources: str) -> Path:
 
 
 def run_nbval(cache: Path, *paths: Path) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "tools.nbcache"]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "tools.nbval_cache"]
     cmd += ["--nbcache", str(cache), "--nbval-lax", "-p", "no:cacheprovider"]
     return subprocess.run(
         [*cmd, *map(str, paths)], cwd=ROOT, capture_output=True, text=True

@@ -1,45 +1,28 @@
-"""The book executes each lesson once: nbval's runs go to its jupyter-cache.
-
-As a pytest plugin (``pytest -p tools.nbcache --nbcache DIR --nbval-lax``,
-``make notebooks``), a lesson whose cells all passed under nbval is stored,
-with the outputs nbval's kernel produced, in the jupyter-cache ``DIR`` the
-book reads (myst-nb matches a notebook by its code: an edited lesson runs
-again). A cell that writes to stderr (a warning the page would show) fails.
-Cells go with history, as in Jupyter (without, IPython shows ``f();``).
-
-``python -m tools.nbcache execute [--jobs N]``, ``make book``'s first step,
-executes ``N`` lessons at a time: those the cache lacks, those whose claims
-have no ledger line, those whose Japanese figures predate their translation.
-Writers to the cache take turns: jupyter-cache's own writes race.
+"""``python -m tools.nbcache execute [--jobs N]`` (``make book``'s first step,
+with only a reader's install) executes into the book's jupyter-cache, ``N``
+at a time, the lessons it lacks, whose claims have no ledger line, or whose
+Japanese figures predate their translation. Writers to the cache take turns
+(here and in ``tools.nbval_cache``): jupyter-cache's own writes race.
 """
-
-from __future__ import annotations
 
 import argparse
 import fcntl
 import multiprocessing
 import sys
-import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
 from jupyter_cache import get_cache
-from jupyter_cache.base import CacheBundleIn
 from jupyter_cache.cache.main import JupyterCacheBase
 from jupyter_cache.executors import basic
 
 ROOT = Path(__file__).resolve().parents[1]
-_cells: Counter = Counter()  # notebook -> nbval items still to run
-_failed: set[Path] = set()
-_started: dict[Path, float] = {}
 _write = JupyterCacheBase.cache_notebook_bundle
 
 
 def _one_writer_at_a_time(self: Any, *args: Any, **kwargs: Any) -> Any:
-    """Take turns: two first writes both create the tables; one deletes a
-    record another wrote before its file exists."""
+    """Two first writes both create the tables; one deletes another's
+    record before its file exists."""
     self._path.mkdir(parents=True, exist_ok=True)  # .path races too
     with open(self._path / ".lock", "w") as lock:  # unlocked when closed
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -47,63 +30,6 @@ def _one_writer_at_a_time(self: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 JupyterCacheBase.cache_notebook_bundle = _one_writer_at_a_time
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--nbcache", metavar="DIR", help="jupyter-cache to fill")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    if not config.getoption("nbcache", None):
-        return
-    from nbval.kernel import RunningKernel
-
-    def execute_cell_input(
-        self: Any, cell: str, allow_stdin: Any = None
-    ) -> str:
-        kwargs = {"allow_stdin": allow_stdin, "stop_on_error": False}
-        return self.kc.execute(cell, store_history=True, **kwargs)
-
-    RunningKernel.execute_cell_input = execute_cell_input
-
-
-def _notebook(item: pytest.Item) -> Path | None:
-    """The notebook of an nbval cell item (``None`` for other tests)."""
-    if hasattr(item, "cell") and hasattr(item.parent, "nb"):
-        return Path(str(item.parent.fspath)).resolve()
-    return None
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    _cells.update(path for item in items if (path := _notebook(item)))
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: Any):
-    report = (yield).get_result()
-    path = _notebook(item)
-    if path is None or not item.config.getoption("nbcache"):
-        return
-    _started.setdefault(path, time.perf_counter())
-    if report.failed or report.skipped:
-        _failed.add(path)
-    if call.when != "call":
-        return
-    outputs = getattr(item, "test_outputs", None)
-    if outputs is not None:  # the executed cell keeps what the kernel showed
-        item.cell.outputs = list(outputs)
-        stderr = [o["text"] for o in outputs if o.get("name") == "stderr"]
-        if stderr and report.passed:
-            report.outcome = "failed"
-            report.longrepr = f"the cell wrote to stderr:\n{stderr[0]}"
-            _failed.add(path)
-    _cells[path] -= 1
-    if _cells[path] == 0 and path not in _failed:  # all passed: cache it
-        took = {"execution_seconds": time.perf_counter() - _started[path]}
-        bundle = CacheBundleIn(item.parent.nb, str(path), data=took)
-        get_cache(item.config.getoption("nbcache")).cache_notebook_bundle(
-            bundle, check_validity=False, overwrite=True
-        )
 
 
 def unrecorded(root: Path) -> set[Path]:

@@ -13,8 +13,6 @@ and reads its peak memory (``RUSAGE_CHILDREN``: a spike between cells
 counts); the child imports no torch, whose pages would count.
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import math

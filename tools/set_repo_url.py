@@ -6,8 +6,6 @@ lesson, which names the URL itself: Colab opens a notebook without the rest
 of the repository. ``make static`` fails while the two disagree.
 """
 
-from __future__ import annotations
-
 import argparse
 import re
 from pathlib import Path
